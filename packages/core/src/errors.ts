@@ -1,0 +1,86 @@
+/** The error codes of spec § Errors. A client branches on `code`; each code has one HTTP status. */
+export const errorCodes = [
+  "VALIDATION_ERROR",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "CONFLICT",
+  "MEDIA_QUOTA_EXCEEDED",
+  "LANGUAGE_IN_USE",
+  "CONFIGURATION_ERROR",
+  "EXTERNAL_SERVICE_ERROR",
+  "INTERNAL_ERROR",
+  "SITE_UNAVAILABLE",
+] as const;
+
+/** One of the spec's error codes. */
+export type ErrorCode = (typeof errorCodes)[number];
+
+/** zod's flattened error shape, which the spec's validation `details` follow. */
+export interface ValidationDetails {
+  formErrors: string[];
+  fieldErrors: Record<string, string[]>;
+}
+
+/** The body of every error response: `{ error, code, details? }`. */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  details?: Record<string, unknown>;
+}
+
+/** The one error type the engine throws on purpose. Anything else is a bug and becomes INTERNAL_ERROR. */
+export class EngineError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "EngineError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** A 400 for a whole request, optionally with zod-shaped field details. */
+export function validationError(message: string, details?: ValidationDetails): EngineError {
+  return new EngineError("VALIDATION_ERROR", message, details as unknown as Record<string, unknown>);
+}
+
+/** A 400 naming one field, shaped like zod's flattened errors. */
+export function invalidField(field: string, message: string): EngineError {
+  return validationError(`${field}: ${message}`, { formErrors: [], fieldErrors: { [field]: [message] } });
+}
+
+/** A 404 for a resource that does not exist (or that the caller may not see). */
+export function notFound(what: string, id?: string): EngineError {
+  return new EngineError("NOT_FOUND", id === undefined ? `${what} not found` : `${what} ${id} not found`);
+}
+
+/** A 409: duplicate address, media already attached, invalid state transition. */
+export function conflict(message: string): EngineError {
+  return new EngineError("CONFLICT", message);
+}
+
+/** A 401: missing or invalid auth. */
+export function unauthorized(message = "Authentication required"): EngineError {
+  return new EngineError("UNAUTHORIZED", message);
+}
+
+/** A 403: authenticated but not allowed. */
+export function forbidden(message = "Not allowed"): EngineError {
+  return new EngineError("FORBIDDEN", message);
+}
+
+/**
+ * The response body for any thrown value. An {@link EngineError} keeps its code, message and details;
+ * anything else becomes a generic INTERNAL_ERROR so no stack, SQL or driver text leaks out.
+ */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof EngineError) {
+    return err.details === undefined
+      ? { error: err.message, code: err.code }
+      : { error: err.message, code: err.code, details: err.details };
+  }
+  return { error: "Internal error", code: "INTERNAL_ERROR" };
+}

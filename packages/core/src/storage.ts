@@ -1,0 +1,88 @@
+/**
+ * Where file bytes live. The engine calls it only with keys it generated itself (never a
+ * user-supplied path). Adapters: `@quire/storage-fs` (a local folder), `@quire/storage-s3`
+ * (any S3-compatible service). @see DESIGN § Storage
+ */
+export interface Storage {
+  /** Stores a stream under `key`, replacing any previous object; resolves once it is durable. */
+  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions): Promise<StoredObject>;
+  /** Reads an object, or a byte range of it; null when there is no such object. */
+  get(key: string, range?: ByteRange): Promise<StorageRead | null>;
+  /** Size and type of an object without its bytes; null when absent. */
+  head(key: string): Promise<StoredObject | null>;
+  /** Removes an object; removing a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  /** The public address of an object (absolute URL, or a site-relative path). */
+  url(key: string): string;
+  /** Present when clients can upload straight to the store with a signed PUT. */
+  presignPut?(key: string, options: PresignOptions): Promise<PresignedPut>;
+  /** Present when the store has native multipart uploads. */
+  multipart?: MultipartStorage;
+}
+
+/** Options for {@link Storage.put}. */
+export interface PutOptions {
+  contentType: string;
+  /** Reject (and leave nothing behind) once more than this many bytes arrive. */
+  maxBytes?: number;
+}
+
+/** What a store knows about one object. */
+export interface StoredObject {
+  size: number;
+  contentType?: string | undefined;
+  etag?: string | undefined;
+}
+
+/** Inclusive byte range, as in HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** An object's bytes (whole, or the requested range) with its metadata. */
+export interface StorageRead extends StoredObject {
+  body: ReadableStream<Uint8Array>;
+  /** The range actually returned, when one was asked for. */
+  range?: ByteRange;
+}
+
+/** Options for {@link Storage.presignPut}. */
+export interface PresignOptions {
+  contentType: string;
+  size: number;
+  expiresInSeconds: number;
+}
+
+/** A signed direct upload: send the bytes to `url` with `method` and exactly these `headers`. */
+export interface PresignedPut {
+  url: string;
+  method: "PUT";
+  headers: Record<string, string>;
+}
+
+/** Native multipart uploads (S3 style). */
+export interface MultipartStorage {
+  create(key: string, contentType: string): Promise<{ uploadId: string }>;
+  uploadPart(input: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: ReadableStream<Uint8Array> | Uint8Array;
+    size?: number;
+  }): Promise<{ etag: string }>;
+  complete(input: {
+    key: string;
+    uploadId: string;
+    parts: { partNumber: number; etag: string }[];
+  }): Promise<StoredObject>;
+  abort(key: string, uploadId: string): Promise<void>;
+}
+
+/** Thrown by a store when a write exceeds {@link PutOptions.maxBytes}. */
+export class StorageLimitError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`object larger than ${maxBytes} bytes`);
+    this.name = "StorageLimitError";
+  }
+}
