@@ -22,7 +22,7 @@ export function sequentialIds(start = 1): IdGenerator {
   return {
     generate: (prefix) => {
       const n = next++;
-      const hex = n.toString(16).padStart(20, "0");
+      const hex = n.toString(16).padStart(18, "0");
       // Version 7 and variant bits keep the UUID well-formed.
       const uuid = `01900000-0000-7${hex.slice(0, 3)}-8${hex.slice(3, 6)}-${hex.slice(6, 18)}`;
       return TypeID.fromUUID(prefix, uuid).toString();

@@ -1,0 +1,23 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.js";
+import type { MediaRow } from "./attachment-view.js";
+
+/** The attachments of many posts in one query, grouped by post and in attachment order. */
+export async function loadAttachments(db: Kysely<Database>, postIds: string[]): Promise<Map<string, MediaRow[]>> {
+  const byPost = new Map<string, MediaRow[]>();
+  if (postIds.length === 0) return byPost;
+  const rows = await db
+    .selectFrom("media")
+    .selectAll()
+    .where("post_id", "in", postIds)
+    .orderBy("post_id")
+    .orderBy("position")
+    .execute();
+  for (const row of rows) {
+    const postId = row.post_id as string;
+    const list = byPost.get(postId);
+    if (list) list.push(row);
+    else byPost.set(postId, [row]);
+  }
+  return byPost;
+}

@@ -1,0 +1,143 @@
+import type { Insertable, Kysely } from "kysely";
+import type { Database, MediaTable } from "../db/schema.js";
+import type { EngineContext } from "../deps.js";
+import { conflict, invalidField, notFound } from "../errors.js";
+import type { AttachmentInput } from "../posts/post-schemas.js";
+import type { MediaRow } from "./attachment-view.js";
+
+/** A text attachment whose file is already stored, waiting for its row. */
+export interface PreparedTextAttachment {
+  row: Insertable<MediaTable>;
+}
+
+/** Attachment inputs with their text files written, in request order. */
+export type PreparedAttachment = PreparedTextAttachment | { mediaId: string; alt?: string | null | undefined };
+
+/**
+ * Writes the files of new text attachments before the database transaction (so a failed write
+ * leaves no row pointing at nothing); the caller deletes `storedKeys` if the transaction fails.
+ */
+export async function prepareAttachments(
+  ctx: EngineContext,
+  inputs: AttachmentInput[],
+): Promise<{ prepared: PreparedAttachment[]; storedKeys: string[] }> {
+  const prepared: PreparedAttachment[] = [];
+  const storedKeys: string[] = [];
+  const now = ctx.clock.now();
+  try {
+    for (const input of inputs) {
+      if (input.type === "media") {
+        prepared.push({ mediaId: input.mediaId, alt: input.alt });
+        continue;
+      }
+      const id = ctx.ids.generate("med");
+      const key = `attachments/${id}.md`;
+      const bytes = new TextEncoder().encode(input.content);
+      if (ctx.storage) {
+        await ctx.storage.put(key, bytes, { contentType: "text/markdown; charset=utf-8" });
+        storedKeys.push(key);
+      }
+      prepared.push({
+        row: {
+          id,
+          type: "text",
+          media_kind: "text",
+          mime_type: "text/markdown",
+          original_name: `${id}.md`,
+          size: bytes.byteLength,
+          summary: input.summary ?? null,
+          chars: [...input.content].length,
+          text_content: input.content,
+          storage_key: key,
+          created_at: now,
+          updated_at: now,
+        },
+      });
+    }
+  } catch (err) {
+    await deleteStoredKeys(ctx, storedKeys);
+    throw err;
+  }
+  return { prepared, storedKeys };
+}
+
+/**
+ * Makes `prepared` the post's attachments, in order: new text attachments are inserted, media
+ * items are attached (409 when another post holds one), and former attachments not in the list
+ * are deleted. Returns the storage keys to delete once the transaction commits, and the kinds kept.
+ * @see spec § PUT /api/posts/:id rule 2
+ */
+export async function replaceAttachments(
+  db: Kysely<Database>,
+  input: { postId: string; prepared: PreparedAttachment[]; now: number },
+): Promise<{ removedKeys: string[]; kinds: string[] }> {
+  const existing = await db.selectFrom("media").selectAll().where("post_id", "=", input.postId).execute();
+  const referenced = await loadReferencedMedia(db, input.prepared);
+  const kept = new Set<string>();
+  const kinds: string[] = [];
+  for (const [position, item] of input.prepared.entries()) {
+    if ("row" in item) {
+      await db.insertInto("media").values({ ...item.row, post_id: input.postId, position }).execute();
+      kinds.push("text");
+      continue;
+    }
+    const media = referenced.get(item.mediaId);
+    if (!media) throw notFound("media", item.mediaId);
+    if (media.post_id !== null && media.post_id !== input.postId) {
+      throw conflict(`Media ${item.mediaId} is already attached to another post`);
+    }
+    if (kept.has(item.mediaId)) throw invalidField("attachments", `Media ${item.mediaId} is listed twice`);
+    kept.add(item.mediaId);
+    kinds.push(media.media_kind);
+    await db
+      .updateTable("media")
+      .set({
+        post_id: input.postId,
+        position,
+        ...(item.alt === undefined ? {} : { alt: normalizeAlt(item.alt), updated_at: input.now }),
+      })
+      .where("id", "=", item.mediaId)
+      .execute();
+  }
+  const removed = existing.filter((row) => !kept.has(row.id));
+  if (removed.length > 0) {
+    await db
+      .deleteFrom("media")
+      .where(
+        "id",
+        "in",
+        removed.map((row) => row.id),
+      )
+      .execute();
+  }
+  return { removedKeys: removed.flatMap(storedKeysOf), kinds };
+}
+
+/** Every storage key a media row owns (file, poster, preview). */
+export function storedKeysOf(row: Pick<MediaRow, "storage_key" | "poster_key" | "preview_key">): string[] {
+  return [row.storage_key, row.poster_key, row.preview_key].filter((key): key is string => key !== null);
+}
+
+/** Deletes stored objects after a commit; a failure is logged, never thrown at the client. */
+export async function deleteStoredKeys(ctx: EngineContext, keys: string[]): Promise<void> {
+  if (!ctx.storage) return;
+  for (const key of keys) {
+    try {
+      await ctx.storage.delete(key);
+    } catch (err) {
+      ctx.logger.warn("could not delete stored object", { key, error: String(err) });
+    }
+  }
+}
+
+/** Alt text as stored: trimmed, empty clears to null. */
+export function normalizeAlt(alt: string | null): string | null {
+  const trimmed = alt?.trim() ?? "";
+  return trimmed === "" ? null : trimmed;
+}
+
+async function loadReferencedMedia(db: Kysely<Database>, prepared: PreparedAttachment[]) {
+  const ids = prepared.flatMap((item) => ("mediaId" in item ? [item.mediaId] : []));
+  const rows = ids.length === 0 ? [] : await db.selectFrom("media").selectAll().where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}

@@ -1,0 +1,10 @@
+import type { Migration } from "kysely";
+import * as initial from "./001-initial.js";
+
+/**
+ * Every migration, in order. Forward-only: a migration is never edited or removed once released;
+ * a change is a new entry at the end. @see spec § Versioning rule 4
+ */
+export const migrations: Record<string, Migration> = {
+  "001-initial": initial,
+};

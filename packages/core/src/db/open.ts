@@ -1,0 +1,53 @@
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import type { Database } from "./schema.js";
+
+/** Options for {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** A SQLite file path (or `sqlite:` / `file:` URL, or `:memory:`), or a `postgres://` URL. */
+  url: string;
+  /** PostgreSQL only: the schema to use (one schema per site); created when missing. */
+  schema?: string;
+  /** PostgreSQL only: pool size (default 10). */
+  poolSize?: number;
+}
+
+/**
+ * Opens a Kysely database for a SQLite file (better-sqlite3: WAL, busy timeout, foreign keys on)
+ * or a PostgreSQL URL (node-postgres; integer columns read as numbers). The drivers are optional
+ * peer dependencies loaded on demand, so core stays loadable where neither exists.
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
+  return /^postgres(ql)?:\/\//.test(options.url) ? openPostgres(options) : openSqlite(options.url);
+}
+
+async function openSqlite(url: string): Promise<Kysely<Database>> {
+  const { default: SQLite } = await import("better-sqlite3");
+  const filename = url.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
+  const sqlite = new SQLite(filename);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("synchronous = NORMAL");
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
+  const { default: pg } = await import("pg");
+  const parseInteger = (text: string) => Number.parseInt(text, 10);
+  const types = {
+    getTypeParser: (oid: number, format?: "text" | "binary") =>
+      oid === 20 ? parseInteger : oid === 1700 ? Number : pg.types.getTypeParser(oid, format ?? "text"),
+  };
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    types,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,121 @@
+import type { ColumnType } from "kysely";
+
+/** A column the database fills with a default when an insert leaves it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+/** A post row. Thread-level figures live on the root row. @see DESIGN § Database */
+export interface PostsTable {
+  id: string;
+  format: string;
+  status: string;
+  /** Authoritative on the root; a reply's visibility is always read through its root. */
+  visibility: string;
+  slug: string;
+  title: string | null;
+  url: string | null;
+  source_name: string | null;
+  source_url: string | null;
+  quote_text: string | null;
+  summary: string | null;
+  rating: number | null;
+  display_title: string;
+  body: string | null;
+  body_html: string | null;
+  body_text: string | null;
+  body_markdown: string | null;
+  reply_to_id: string | null;
+  thread_id: string;
+  language: string | null;
+  quiet_reply: Defaulted<number>;
+  pinned_at: number | null;
+  featured_at: number | null;
+  published_at: number | null;
+  created_at: number;
+  updated_at: number;
+  /** Root only: published posts in the Thread, root included. */
+  thread_post_count: Defaulted<number>;
+  /** Root only: published replies in the Thread. */
+  thread_reply_count: Defaulted<number>;
+  /** Root only: newest published post time, quiet replies excluded. */
+  last_activity_at: number;
+  /** Root only: newest published post time, quiet replies included. */
+  thread_updated_at: number;
+  /** Root only: bit set of attachment kinds on the root (see media kinds). */
+  media_kinds: Defaulted<number>;
+  /** The oldest custom URL path of the post, when it has one (its permalink). */
+  permalink_path: string | null;
+  preview_kind: string | null;
+  preview_provider: string | null;
+  preview_image_url: string | null;
+}
+
+/** A stored file: an uploaded media item or a text attachment. */
+export interface MediaTable {
+  id: string;
+  post_id: string | null;
+  position: number | null;
+  type: string;
+  media_kind: string;
+  mime_type: string;
+  original_name: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  duration_seconds: number | null;
+  alt: string | null;
+  blurhash: string | null;
+  waveform: string | null;
+  summary: string | null;
+  chars: number | null;
+  /** Text attachments keep their Markdown here too, so reads need no storage round trip. */
+  text_content: string | null;
+  storage_key: string;
+  poster_key: string | null;
+  preview_key: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The site's root address namespace: one row per taken path, guarded by the primary key. */
+export interface SiteAddressesTable {
+  path: string;
+  owner_type: string;
+  owner_id: string;
+}
+
+/** Custom URLs: aliases of posts and collections, and redirects. */
+export interface CustomUrlsTable {
+  id: string;
+  path: string;
+  target_type: string;
+  target_id: string | null;
+  to_path: string | null;
+  redirect_type: number | null;
+  created_at: number;
+}
+
+/** API tokens: only a hash of the secret is stored. */
+export interface ApiTokensTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** Site settings as JSON values by key. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+/** Every table the engine reads and writes. */
+export interface Database {
+  posts: PostsTable;
+  media: MediaTable;
+  site_addresses: SiteAddressesTable;
+  custom_urls: CustomUrlsTable;
+  api_tokens: ApiTokensTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,29 @@
+export { type Caller, internalCaller, ownerCaller, publicCaller } from "./caller.js";
+export { type DialectName, type Clock, type EngineConfig, type EngineContext, type EngineDeps, type IdGenerator, type Logger } from "./deps.js";
+export { openDatabase, type OpenDatabaseOptions } from "./db/open.js";
+export type { Database } from "./db/schema.js";
+export { type BoundOperation, createEngine, type Engine, type EngineApi, operationGroups } from "./engine.js";
+export {
+  EngineError,
+  type ErrorBody,
+  type ErrorCode,
+  errorCodes,
+  toErrorBody,
+  type ValidationDetails,
+} from "./errors.js";
+export { type Access, defineOperation, type Operation, type OperationContext } from "./operation.js";
+export type { PostView, PublicPostView } from "./posts/post-view.js";
+export { type RenderedBody, renderEditorDoc, renderMarkdown } from "./render/index.js";
+export { randomIds, sequentialIds } from "./shared/ids.js";
+export { fixedClock, systemClock } from "./shared/time.js";
+export type {
+  ByteRange,
+  MultipartStorage,
+  PresignedPut,
+  PresignOptions,
+  PutOptions,
+  Storage,
+  StorageRead,
+  StoredObject,
+} from "./storage.js";
+export { StorageLimitError } from "./storage.js";

@@ -1,0 +1,232 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Engine } from "../engine.js";
+import { EngineError } from "../errors.js";
+import { createTestEngine } from "../testing/test-engine.js";
+
+let engine: Engine;
+let cleanup: () => Promise<void>;
+const NOW = 1_700_000_000;
+
+beforeEach(async () => {
+  ({ engine, cleanup } = await createTestEngine({ now: NOW }));
+});
+afterEach(() => cleanup());
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  return "OK";
+}
+
+describe("posts.create", () => {
+  it("creates a published public note with rendered body and Thread figures", async () => {
+    const post = await engine.posts.create({ format: "note", bodyMarkdown: "Hello *world*" });
+    expect(post).toMatchObject({
+      format: "note",
+      status: "published",
+      visibility: "public",
+      title: null,
+      url: null,
+      sourceName: null,
+      sourceUrl: null,
+      displayTitle: "Hello world",
+      bodyText: "Hello world",
+      quoteText: null,
+      rating: null,
+      replyToId: null,
+      threadId: post.id,
+      quietReply: false,
+      publishedAt: NOW,
+      lastActivityAt: NOW,
+      threadUpdatedAt: NOW,
+      threadPostCount: 1,
+      createdAt: NOW,
+      updatedAt: NOW,
+      pinnedAt: null,
+      featuredAt: null,
+      attachments: [],
+      collectionIds: [],
+      threadPosition: 1,
+    });
+    expect(post.id).toMatch(/^pst_[0-9a-z]{26}$/);
+    expect(post.bodyHtml).toContain("<em>world</em>");
+    expect(JSON.parse(post.body as string).type).toBe("doc");
+    expect(post.slug).toBe("hello-world");
+  });
+
+  it("omits title and url on quotes and keeps source fields", async () => {
+    const post = await engine.posts.create({
+      format: "quote",
+      quoteText: "To be or not to be",
+      sourceName: "Hamlet",
+      sourceUrl: "https://example.com/hamlet",
+    });
+    expect(post).not.toHaveProperty("title");
+    expect(post).not.toHaveProperty("url");
+    expect(post).toMatchObject({ sourceName: "Hamlet", sourceUrl: "https://example.com/hamlet", quoteText: "To be or not to be" });
+    expect(post.displayTitle).toBe("To be or not to be");
+  });
+
+  it("requires title and url on links and rejects unsuited fields", async () => {
+    expect(await codeOf(engine.posts.create({ format: "link", title: "x" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "link", url: "https://a.example" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", url: "https://a.example" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", quoteText: "q" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "quote", quoteText: "q", title: "t" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "quote" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "link", title: "t", url: "javascript:alert(1)" }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    const link = await engine.posts.create({ format: "link", title: "A site", url: "mailto:me@example.com" });
+    expect(link).toMatchObject({ title: "A site", url: "mailto:me@example.com", displayTitle: "A site" });
+  });
+
+  it("reports every unsuited field in fieldErrors", async () => {
+    const err = await engine.posts.create({ format: "note", url: "https://a.example", quoteText: "q" }).catch((e) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err.details.fieldErrors).toHaveProperty("url");
+    expect(err.details.fieldErrors).toHaveProperty("quoteText");
+    expect(err.details.formErrors).toEqual([]);
+  });
+
+  it("rejects body with bodyMarkdown, slug with path, and a non-doc body", async () => {
+    const doc = JSON.stringify({ type: "doc", content: [] });
+    expect(await codeOf(engine.posts.create({ format: "note", body: doc, bodyMarkdown: "x" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", slug: "a", path: "a" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", body: JSON.stringify({ type: "paragraph" }) }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(await codeOf(engine.posts.create({ format: "note", body: "not json" }))).toBe("VALIDATION_ERROR");
+    const { posts } = await engine.posts.list({});
+    expect(posts).toEqual([]);
+  });
+
+  it("accepts an editor document body", async () => {
+    const body = JSON.stringify({
+      type: "doc",
+      content: [{ type: "paragraph", content: [{ type: "text", text: "Bold", marks: [{ type: "bold" }] }] }],
+    });
+    const post = await engine.posts.create({ format: "note", body });
+    expect(post.bodyHtml).toBe("<p><strong>Bold</strong></p>");
+    const markdown = await engine.posts.get({ id: post.id, content: "markdown" });
+    expect(markdown.bodyMarkdown).toBe("**Bold**");
+    expect(markdown).not.toHaveProperty("body");
+    expect(markdown).not.toHaveProperty("bodyHtml");
+    expect(markdown).not.toHaveProperty("bodyText");
+  });
+
+  it("validates slugs: format, reserved, duplicates", async () => {
+    expect(await codeOf(engine.posts.create({ format: "note", slug: "Bad Slug" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", slug: "api" }))).toBe("VALIDATION_ERROR");
+    await engine.posts.create({ format: "note", slug: "taken" });
+    expect(await codeOf(engine.posts.create({ format: "note", slug: "taken" }))).toBe("CONFLICT");
+  });
+
+  it("turns a path into a canonical slug plus an alias", async () => {
+    const plain = await engine.posts.create({ format: "note", title: "x", path: "hello-world" });
+    expect(plain.slug).toBe("hello-world");
+    const nested = await engine.posts.create({ format: "note", title: "y", path: "2024/01/hello-world" });
+    expect(nested.slug).toBe("2024-01-hello-world");
+    const reading = await engine.publicPosts.get({ slug: "2024-01-hello-world" });
+    expect(reading.permalink).toBe("/2024/01/hello-world");
+    expect(await codeOf(engine.posts.create({ format: "note", path: "2024/01/hello-world" }))).toBe("CONFLICT");
+    expect(await codeOf(engine.posts.create({ format: "note", path: "/leading" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", path: "a/../b" }))).toBe("VALIDATION_ERROR");
+  });
+
+  it("generates distinct slugs for equal titles", async () => {
+    const a = await engine.posts.create({ format: "note", title: "Same Title" });
+    const b = await engine.posts.create({ format: "note", title: "Same Title" });
+    expect(a.slug).toBe("same-title");
+    expect(b.slug).toBe("same-title-2");
+    const reserved = await engine.posts.create({ format: "note", title: "Settings" });
+    expect(reserved.slug).not.toBe("settings");
+  });
+
+  it("limits title and sourceName to 300 characters and rating to 1-5", async () => {
+    expect(await codeOf(engine.posts.create({ format: "note", title: "x".repeat(301) }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "quote", quoteText: "q", sourceName: "s".repeat(301) }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(await codeOf(engine.posts.create({ format: "note", rating: 6 }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", rating: 0 }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", rating: 2.5 }))).toBe("VALIDATION_ERROR");
+    const rated = await engine.posts.create({ format: "note", title: "t".repeat(300), rating: 5 });
+    expect(rated.rating).toBe(5);
+  });
+
+  it("keeps drafts without publishedAt and refuses one", async () => {
+    const draft = await engine.posts.create({ format: "note", status: "draft", bodyMarkdown: "wip" });
+    expect(draft).toMatchObject({ status: "draft", publishedAt: null, threadPostCount: 0 });
+    expect(await codeOf(engine.posts.create({ format: "note", status: "draft", publishedAt: NOW }))).toBe(
+      "VALIDATION_ERROR",
+    );
+  });
+
+  it("restores times, pins and features", async () => {
+    const post = await engine.posts.create({
+      format: "note",
+      title: "Old",
+      createdAt: 1_600_000_000,
+      updatedAt: 1_600_000_500,
+      publishedAt: 1_600_000_100,
+      pinnedAt: 1_600_000_200,
+      featured: true,
+    });
+    expect(post).toMatchObject({
+      createdAt: 1_600_000_000,
+      updatedAt: 1_600_000_500,
+      publishedAt: 1_600_000_100,
+      pinnedAt: 1_600_000_200,
+      featuredAt: NOW,
+      lastActivityAt: 1_600_000_100,
+    });
+    const pinned = await engine.posts.create({ format: "note", title: "P", pinned: true, pinnedAt: null });
+    expect(pinned.pinnedAt).toBeNull();
+  });
+
+  it("stores text attachments in order and serves their content", async () => {
+    const post = await engine.posts.create({
+      format: "note",
+      title: "With text",
+      attachments: [
+        { type: "text", contentFormat: "markdown", content: "# One", summary: "first" },
+        { type: "text", contentFormat: "markdown", content: "Two é" },
+      ],
+    });
+    expect(post.attachments).toHaveLength(2);
+    const [first, second] = post.attachments as Array<Record<string, unknown>>;
+    expect(first).toMatchObject({ type: "text", contentFormat: "markdown", summary: "first", chars: 5 });
+    expect(second).toMatchObject({ type: "text", summary: null, chars: 5 });
+    expect(first?.contentUrl).toBe(`/api/attachments/${first?.id}/content`);
+    const content = await engine.attachments.getContent({ id: first?.id as string });
+    expect(content).toEqual({ id: first?.id, type: "text", contentFormat: "markdown", content: "# One", summary: "first", chars: 5 });
+    expect(await codeOf(engine.posts.create({ format: "note", attachments: [{ type: "text", content: "" }] }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    const many = Array.from({ length: 21 }, () => ({ type: "text" as const, content: "x" }));
+    expect(await codeOf(engine.posts.create({ format: "note", attachments: many }))).toBe("VALIDATION_ERROR");
+  });
+
+  it("rejects unknown media and collections", async () => {
+    expect(
+      await codeOf(engine.posts.create({ format: "note", attachments: [{ type: "media", mediaId: "med_01h2xcejqtf2nbrexx3vqjhp41" }] })),
+    ).toBe("NOT_FOUND");
+    expect(
+      await codeOf(engine.posts.create({ format: "note", collectionIds: ["col_01h2xcejqtf2nbrexx3vqjhp41"] })),
+    ).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", collectionIds: ["pst_01h2xcejqtf2nbrexx3vqjhp41"] }))).toBe(
+      "VALIDATION_ERROR",
+    );
+  });
+
+  it("ignores unknown fields", async () => {
+    const post = await engine.posts.create({ format: "note", title: "t", siteId: "x", whatever: 1 } as never);
+    expect(post).not.toHaveProperty("siteId");
+    expect(post).not.toHaveProperty("whatever");
+  });
+});

@@ -1,0 +1,141 @@
+import { claimAddress } from "../addresses/addresses.js";
+import { deleteStoredKeys, type PreparedAttachment, prepareAttachments, replaceAttachments } from "../attachments/save-attachments.js";
+import { mediaKindBits } from "../attachments/media-kinds.js";
+import type { EngineContext } from "../deps.js";
+import { invalidField, notFound } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import type { RenderedBody } from "../render/index.js";
+import { checkCollectionInput } from "./collection-input.js";
+import { deriveDisplayTitle, renderBodyInput, resolveNewSlug } from "./post-content.js";
+import { findPost, type PostRow } from "./post-query.js";
+import { checkExclusiveFields, checkFormatFields } from "./post-rules.js";
+import { type CreatePostInput, createPostInput } from "./post-schemas.js";
+import { readPost } from "./read-post.js";
+import { refreshThreadFigures } from "./thread-figures.js";
+
+/**
+ * Creates a post: a Thread root, or a reply when `replyToId` is set. 201 with the full post.
+ * @see spec § POST /api/posts, § States (post status and visibility)
+ */
+export const createPost = defineOperation({
+  id: "posts.create",
+  access: "owner",
+  input: createPostInput,
+  run: async (ctx, input) => {
+    checkExclusiveFields(input);
+    checkFormatFields(input.format, input, input);
+    if (input.rating === 0) throw invalidField("rating", "Expected 1 to 5 (0 clears a rating on update)");
+    const rendered = renderBodyInput(input) ?? null;
+    const { prepared, storedKeys } = await prepareAttachments(ctx, input.attachments ?? []);
+    let id: string;
+    try {
+      id = await ctx.db.transaction().execute((trx) => insertPost({ ...ctx, db: trx }, input, rendered, prepared));
+    } catch (err) {
+      await deleteStoredKeys(ctx, storedKeys);
+      throw err;
+    }
+    return readPost(ctx, id, { content: undefined, withPosition: true });
+  },
+});
+
+async function insertPost(
+  ctx: EngineContext,
+  input: CreatePostInput,
+  rendered: RenderedBody | null,
+  prepared: PreparedAttachment[],
+): Promise<string> {
+  const { db, clock, ids } = ctx;
+  const now = clock.now();
+  const id = ids.generate("pst");
+  const parent = input.replyToId ? await findPost(db, input.replyToId) : undefined;
+  if (input.replyToId && !parent) throw notFound("post", input.replyToId);
+  if (parent) checkReplyInput(input, parent);
+  else await checkCollectionInput(db, input);
+
+  const status = input.status ?? (parent ? parent.root_status : "published");
+  if (status === "draft" && input.publishedAt != null) {
+    throw invalidField("publishedAt", "Only published posts have a publication time");
+  }
+  const createdAt = input.createdAt ?? now;
+  const title = input.title ?? null;
+  const displayTitle = deriveDisplayTitle({
+    title,
+    bodyText: rendered?.text ?? null,
+    quoteText: input.quoteText ?? null,
+    url: input.url ?? null,
+  });
+  const { slug, aliasPath } = await resolveNewSlug(db, {
+    id,
+    slug: input.slug,
+    path: input.path,
+    nameForSlug: title ?? displayTitle,
+    fallback: input.format,
+  });
+
+  await claimAddress(db, { path: slug, ownerType: "post", ownerId: id });
+  await db
+    .insertInto("posts")
+    .values({
+      id,
+      format: input.format,
+      status,
+      visibility: parent ? parent.root_visibility : (input.visibility ?? "public"),
+      slug,
+      title,
+      url: input.url ?? null,
+      source_name: input.sourceName ?? null,
+      source_url: input.sourceUrl ?? null,
+      quote_text: input.quoteText ?? null,
+      summary: input.summary ?? null,
+      rating: input.rating ?? null,
+      display_title: displayTitle,
+      body: rendered?.body ?? null,
+      body_html: rendered?.html ?? null,
+      body_text: rendered?.text ?? null,
+      body_markdown: rendered?.markdown ?? null,
+      reply_to_id: parent?.id ?? null,
+      thread_id: parent?.thread_id ?? id,
+      language: parent ? parent.language : (input.language ?? null),
+      quiet_reply: parent && input.quietReply ? 1 : 0,
+      pinned_at: parent ? null : input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
+      featured_at: input.featuredAt !== undefined ? input.featuredAt : input.featured ? now : null,
+      published_at: status === "published" ? (input.publishedAt ?? now) : null,
+      created_at: createdAt,
+      updated_at: input.updatedAt ?? createdAt,
+      last_activity_at: createdAt,
+      thread_updated_at: createdAt,
+      permalink_path: aliasPath,
+    })
+    .execute();
+  if (aliasPath) await insertAlias(ctx, { postId: id, path: aliasPath, now });
+
+  const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
+  if (!parent && kinds.length > 0) {
+    await db.updateTable("posts").set({ media_kinds: mediaKindBits(kinds) }).where("id", "=", id).execute();
+  }
+  await refreshThreadFigures(db, parent?.thread_id ?? id);
+  return id;
+}
+
+/** Replies cannot be pinned, cannot carry collections, and take the Thread's visibility. @see spec § States */
+function checkReplyInput(input: CreatePostInput, parent: PostRow): void {
+  if (input.pinned === true || (input.pinnedAt !== undefined && input.pinnedAt !== null)) {
+    throw invalidField("pinned", "Replies cannot be pinned");
+  }
+  if ((input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0) {
+    throw invalidField("collectionIds", "Collections are set on the Thread root");
+  }
+  if (input.visibility !== undefined && input.visibility !== parent.root_visibility) {
+    throw invalidField("visibility", "Replies take the visibility of their Thread");
+  }
+}
+
+async function insertAlias(ctx: EngineContext, input: { postId: string; path: string; now: number }): Promise<void> {
+  const id = ctx.ids.generate("pth");
+  await claimAddress(ctx.db, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
+  await ctx.db
+    .insertInto("custom_urls")
+    .values({ id, path: input.path, target_type: "post", target_id: input.postId, created_at: input.now })
+    .execute();
+}
+

@@ -1,0 +1,48 @@
+import type { Kysely } from "kysely";
+import { deleteStoredKeys, storedKeysOf } from "../attachments/save-attachments.js";
+import type { Database } from "../db/schema.js";
+import { notFound } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import { findPost } from "./post-query.js";
+import { postIdInput } from "./post-schemas.js";
+import { refreshThreadFigures } from "./thread-figures.js";
+
+/**
+ * Deletes a post with its attachments (files included); a root takes its replies with it. A
+ * deleted reply's own replies move up to answer its parent. Answers ok-body.
+ * @see spec § DELETE /api/posts/:id
+ */
+export const deletePost = defineOperation({
+  id: "posts.delete",
+  access: "owner",
+  input: postIdInput.pick({ id: true }),
+  run: async (ctx, input) => {
+    const keys = await ctx.db.transaction().execute(async (trx) => {
+      const row = await findPost(trx, input.id);
+      if (!row) throw notFound("post", input.id);
+      const isRoot = row.id === row.thread_id;
+      const doomed = (db: Kysely<Database>) =>
+        isRoot
+          ? db.selectFrom("posts").select("id").where("thread_id", "=", row.id)
+          : db.selectFrom("posts").select("id").where("id", "=", row.id);
+      const media = await trx.selectFrom("media").selectAll().where("post_id", "in", doomed(trx)).execute();
+      await trx.deleteFrom("media").where("post_id", "in", doomed(trx)).execute();
+      const aliases = trx
+        .selectFrom("custom_urls")
+        .select("id")
+        .where("target_type", "=", "post")
+        .where("target_id", "in", doomed(trx));
+      await trx.deleteFrom("site_addresses").where("owner_id", "in", aliases).execute();
+      await trx.deleteFrom("custom_urls").where("id", "in", aliases).execute();
+      await trx.deleteFrom("site_addresses").where("owner_id", "in", doomed(trx)).execute();
+      if (!isRoot) {
+        await trx.updateTable("posts").set({ reply_to_id: row.reply_to_id }).where("reply_to_id", "=", row.id).execute();
+      }
+      await trx.deleteFrom("posts").where("id", "in", doomed(trx)).execute();
+      if (!isRoot) await refreshThreadFigures(trx, row.thread_id);
+      return media.flatMap(storedKeysOf);
+    });
+    await deleteStoredKeys(ctx, keys);
+    return { success: true as const };
+  },
+});

@@ -1,0 +1,11 @@
+import { defineOperation } from "../operation.js";
+import { postIdInput } from "./post-schemas.js";
+import { readPost } from "./read-post.js";
+
+/** One post in the editing view with `collectionIds` and `threadPosition`. @see spec § GET /api/posts/:id */
+export const getPost = defineOperation({
+  id: "posts.get",
+  access: "owner",
+  input: postIdInput,
+  run: (ctx, input) => readPost(ctx, input.id, { content: input.content, withPosition: true }),
+});

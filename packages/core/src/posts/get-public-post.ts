@@ -1,0 +1,27 @@
+import { loadAttachments } from "../attachments/load-attachments.js";
+import { notFound } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import { selectPosts } from "./post-query.js";
+import { publicPostInput } from "./post-schemas.js";
+import { toPublicPostView } from "./post-view.js";
+
+/**
+ * One published post in the reading view by canonical slug. Drafts, private Threads and replies of
+ * unpublished roots are 404; latest-hidden posts are readable. @see spec § GET /api/public/posts/:slug
+ */
+export const getPublicPost = defineOperation({
+  id: "publicPosts.get",
+  access: "public",
+  input: publicPostInput,
+  run: async (ctx, input) => {
+    const row = await selectPosts(ctx.db)
+      .where("p.slug", "=", input.slug)
+      .where("p.status", "=", "published")
+      .where("r.status", "=", "published")
+      .where("r.visibility", "<>", "private")
+      .executeTakeFirst();
+    if (!row) throw notFound("post", input.slug);
+    const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
+    return toPublicPostView(ctx, row, attachments, input);
+  },
+});

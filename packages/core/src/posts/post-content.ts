@@ -1,0 +1,89 @@
+import type { Kysely } from "kysely";
+import { firstFreeAddress } from "../addresses/addresses.js";
+import type { Database } from "../db/schema.js";
+import { invalidField } from "../errors.js";
+import { type RenderedBody, renderEditorDoc, renderMarkdown } from "../render/index.js";
+import { isReservedSlug, isValidPostPath, isValidSlug, slugify } from "../shared/slug.js";
+
+/**
+ * Renders the body a request sent: `bodyMarkdown` or editor `body`; null clears; undefined keeps.
+ * Render on write: reads never render.
+ */
+export function renderBodyInput(input: {
+  body?: string | null | undefined;
+  bodyMarkdown?: string | null | undefined;
+}): RenderedBody | null | undefined {
+  if (typeof input.bodyMarkdown === "string") return renderMarkdown(input.bodyMarkdown);
+  if (typeof input.body === "string") return renderEditorDoc(input.body);
+  if (input.body === null || input.bodyMarkdown === null) return null;
+  return undefined;
+}
+
+const displayTitleLength = 80;
+
+/** A post's short plain-text name: its title, else one derived from its text. */
+export function deriveDisplayTitle(post: {
+  title: string | null;
+  bodyText: string | null;
+  quoteText: string | null;
+  url: string | null;
+}): string {
+  const title = post.title?.trim();
+  if (title) return title;
+  const text = (post.bodyText ?? "").trim() || (post.quoteText ?? "").trim();
+  const firstLine = text.split("\n").find((line) => line.trim() !== "")?.replace(/\s+/g, " ").trim();
+  if (firstLine) return truncateAtWord(firstLine, displayTitleLength);
+  return post.url ?? "Untitled";
+}
+
+function truncateAtWord(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  const cut = chars.slice(0, max - 1).join("");
+  const lastSpace = cut.lastIndexOf(" ");
+  return `${(lastSpace > max / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}
+
+/** Checks a requested slug: well-formed and not reserved. @see spec § Errors condition 2 */
+export function checkSlugCandidate(slug: string, field = "slug"): void {
+  if (!isValidSlug(slug)) throw invalidField(field, "Use only lowercase a-z, 0-9 and inner hyphens");
+  if (isReservedSlug(slug)) throw invalidField(field, `"${slug}" is reserved`);
+}
+
+/** The canonical slug of a new post and, for a `path` that is not itself a slug, its alias path. */
+export async function resolveNewSlug(
+  db: Kysely<Database>,
+  input: {
+    id: string;
+    slug?: string | undefined;
+    path?: string | undefined;
+    nameForSlug: string;
+    fallback: string;
+  },
+): Promise<{ slug: string; aliasPath: string | null }> {
+  if (input.slug !== undefined) {
+    checkSlugCandidate(input.slug);
+    return { slug: input.slug, aliasPath: null };
+  }
+  if (input.path !== undefined) return slugFromPath(input.path);
+  const generated = slugify(input.nameForSlug, 60);
+  const base = generated === "" || isReservedSlug(generated) ? [generated, input.fallback].filter(Boolean).join("-") : generated;
+  return {
+    slug: await firstFreeAddress(db, { base, fallbackSuffix: input.id.slice(-8) }),
+    aliasPath: null,
+  };
+}
+
+/** `hello-world` → slug `hello-world`; `2024/01/hello-world` → slug `2024-01-hello-world` + alias. @see spec § Slugs and paths rule 2 */
+function slugFromPath(path: string): { slug: string; aliasPath: string | null } {
+  if (!isValidPostPath(path)) {
+    throw invalidField("path", "Start with a letter or digit, then use lowercase letters, digits, -, . and /");
+  }
+  if (isValidSlug(path)) {
+    checkSlugCandidate(path, "path");
+    return { slug: path, aliasPath: null };
+  }
+  const slug = slugify(path.replace(/[./]+/g, "-"), 200);
+  checkSlugCandidate(slug, "path");
+  return { slug, aliasPath: `/${path}` };
+}

@@ -1,0 +1,34 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Database, PostsTable } from "../db/schema.js";
+
+/** A post row with the Thread-level values read through its root. */
+export type PostRow = Selectable<PostsTable> & {
+  root_visibility: string;
+  root_status: string;
+  root_post_count: number;
+  root_last_activity_at: number;
+  root_thread_updated_at: number;
+};
+
+/**
+ * Selects posts joined to their root (one primary-key join), so a reply's visibility and the
+ * Thread figures come with the row. Add `where`/`orderBy`/`limit` and execute.
+ */
+export function selectPosts(db: Kysely<Database>) {
+  return db
+    .selectFrom("posts as p")
+    .innerJoin("posts as r", "r.id", "p.thread_id")
+    .selectAll("p")
+    .select([
+      "r.visibility as root_visibility",
+      "r.status as root_status",
+      "r.thread_post_count as root_post_count",
+      "r.last_activity_at as root_last_activity_at",
+      "r.thread_updated_at as root_thread_updated_at",
+    ]);
+}
+
+/** One post by ID with its root values, or undefined. */
+export async function findPost(db: Kysely<Database>, id: string): Promise<PostRow | undefined> {
+  return selectPosts(db).where("p.id", "=", id).executeTakeFirst();
+}

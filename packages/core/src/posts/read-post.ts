@@ -1,0 +1,41 @@
+import { sql } from "kysely";
+import { loadAttachments } from "../attachments/load-attachments.js";
+import type { EngineContext } from "../deps.js";
+import { notFound } from "../errors.js";
+import { findPost, type PostRow } from "./post-query.js";
+import { type PostView, toPostView, type ViewOptions } from "./post-view.js";
+
+/**
+ * One post in the editing view with `collectionIds` and `threadPosition`, as
+ * `GET /api/posts/:id` returns it.
+ */
+export async function readPost(
+  ctx: EngineContext,
+  id: string,
+  options: ViewOptions & { withPosition: boolean },
+): Promise<PostView> {
+  const row = await findPost(ctx.db, id);
+  if (!row) throw notFound("post", id);
+  const attachments = (await loadAttachments(ctx.db, [id])).get(id) ?? [];
+  const view = toPostView(ctx, row, attachments, options);
+  if (!options.withPosition) return view;
+  return { ...view, collectionIds: [], threadPosition: await threadPosition(ctx, row) };
+}
+
+/** 1 for the root; a reply's place after the root in Thread order (createdAt, then ID). */
+async function threadPosition(ctx: EngineContext, row: PostRow): Promise<number> {
+  if (row.id === row.thread_id) return 1;
+  const { before } = await ctx.db
+    .selectFrom("posts")
+    .select(sql<number>`count(*)`.as("before"))
+    .where("thread_id", "=", row.thread_id)
+    .where("id", "<>", row.thread_id)
+    .where((eb) =>
+      eb.or([
+        eb("created_at", "<", row.created_at),
+        eb.and([eb("created_at", "=", row.created_at), eb("id", "<", row.id)]),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(before) + 2;
+}

@@ -1,0 +1,179 @@
+import type { Updateable } from "kysely";
+import { moveAddress } from "../addresses/addresses.js";
+import { mediaKindBits } from "../attachments/media-kinds.js";
+import {
+  deleteStoredKeys,
+  type PreparedAttachment,
+  prepareAttachments,
+  replaceAttachments,
+} from "../attachments/save-attachments.js";
+import type { PostsTable } from "../db/schema.js";
+import type { EngineContext } from "../deps.js";
+import { invalidField, notFound } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import type { RenderedBody } from "../render/index.js";
+import { checkCollectionInput } from "./collection-input.js";
+import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { findPost, type PostRow } from "./post-query.js";
+import { checkExclusiveFields, checkFormatFields, type FormatFieldValues, unsuitedFields } from "./post-rules.js";
+import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-schemas.js";
+import { readPost } from "./read-post.js";
+import { refreshThreadFigures } from "./thread-figures.js";
+
+/**
+ * Partially updates a post: omitted fields keep, null clears, rating 0 clears. Removed
+ * attachments are deleted with their files once the change is committed.
+ * @see spec § PUT /api/posts/:id
+ */
+export const updatePost = defineOperation({
+  id: "posts.update",
+  access: "owner",
+  input: updatePostInput,
+  run: async (ctx, input) => {
+    checkExclusiveFields(input);
+    const rendered = renderBodyInput(input);
+    const { prepared, storedKeys } = input.attachments
+      ? await prepareAttachments(ctx, input.attachments)
+      : { prepared: undefined, storedKeys: [] };
+    let removedKeys: string[];
+    try {
+      removedKeys = await ctx.db
+        .transaction()
+        .execute((trx) => applyUpdate({ ...ctx, db: trx }, input, rendered, prepared));
+    } catch (err) {
+      await deleteStoredKeys(ctx, storedKeys);
+      throw err;
+    }
+    await deleteStoredKeys(ctx, removedKeys);
+    return readPost(ctx, input.id, { content: undefined, withPosition: true });
+  },
+});
+
+async function applyUpdate(
+  ctx: EngineContext,
+  input: UpdatePostInput,
+  rendered: RenderedBody | null | undefined,
+  prepared: PreparedAttachment[] | undefined,
+): Promise<string[]> {
+  const { db } = ctx;
+  const now = ctx.clock.now();
+  const row = await findPost(db, input.id);
+  if (!row) throw notFound("post", input.id);
+  const isRoot = row.id === row.thread_id;
+  if (!isRoot) checkReplyUpdate(input);
+  else if (input.collectionIds || input.collectionEntries) await checkCollectionInput(db, input);
+
+  const changes: Updateable<PostsTable> = { ...formatChanges(row, input), updated_at: now };
+  if (rendered !== undefined) Object.assign(changes, bodyChanges(rendered));
+  Object.assign(changes, statusChanges(row, input, now));
+  if (input.summary !== undefined) changes.summary = input.summary;
+  if (input.rating !== undefined) changes.rating = input.rating === 0 ? null : input.rating;
+  if (isRoot && input.visibility !== undefined) changes.visibility = input.visibility;
+  const pinnedAt = pinChange(row.pinned_at, input.pinned, input.pinnedAt, now);
+  if (pinnedAt !== undefined) changes.pinned_at = pinnedAt;
+  const featuredAt = pinChange(row.featured_at, input.featured, input.featuredAt, now);
+  if (featuredAt !== undefined) changes.featured_at = featuredAt;
+  changes.display_title = deriveDisplayTitle({
+    title: pick(changes.title, row.title),
+    bodyText: pick(changes.body_text, row.body_text),
+    quoteText: pick(changes.quote_text, row.quote_text),
+    url: pick(changes.url, row.url),
+  });
+  if (input.slug !== undefined && input.slug !== row.slug) {
+    checkSlugCandidate(input.slug);
+    await moveAddress(db, { from: row.slug, to: input.slug, ownerType: "post", ownerId: row.id });
+    changes.slug = input.slug;
+  }
+
+  await db.updateTable("posts").set(changes).where("id", "=", row.id).execute();
+  if (input.language !== undefined) {
+    await db.updateTable("posts").set({ language: input.language }).where("thread_id", "=", row.thread_id).execute();
+  }
+  let removedKeys: string[] = [];
+  if (prepared) {
+    const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
+    removedKeys = saved.removedKeys;
+    if (isRoot) {
+      await db.updateTable("posts").set({ media_kinds: mediaKindBits(saved.kinds) }).where("id", "=", row.id).execute();
+    }
+  }
+  await refreshThreadFigures(db, row.thread_id);
+  return removedKeys;
+}
+
+/** Replies reject direct visibility and pin changes. @see spec § PUT /api/posts/:id rule 4 */
+function checkReplyUpdate(input: UpdatePostInput): void {
+  if (input.visibility !== undefined) throw invalidField("visibility", "Replies take the visibility of their Thread");
+  if (input.pinned !== undefined || input.pinnedAt !== undefined) throw invalidField("pinned", "Replies cannot be pinned");
+  if ((input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0) {
+    throw invalidField("collectionIds", "Collections are set on the Thread root");
+  }
+}
+
+/** The format and its fields; a format change clears fields the new format does not keep. */
+function formatChanges(row: PostRow, input: UpdatePostInput): Updateable<PostsTable> {
+  const format = (input.format ?? row.format) as PostFormat;
+  const sent: FormatFieldValues = {
+    title: input.title,
+    url: input.url,
+    quoteText: input.quoteText,
+    sourceName: input.sourceName,
+    sourceUrl: input.sourceUrl,
+  };
+  const stored: FormatFieldValues = {
+    title: row.title,
+    url: row.url,
+    quoteText: row.quote_text,
+    sourceName: row.source_name,
+    sourceUrl: row.source_url,
+  };
+  if (format !== row.format) for (const field of unsuitedFields(format)) stored[field] = null;
+  const merged = { ...stored, ...Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)) };
+  checkFormatFields(format, sent, merged);
+  return {
+    format,
+    title: merged.title ?? null,
+    url: merged.url ?? null,
+    quote_text: merged.quoteText ?? null,
+    source_name: merged.sourceName ?? null,
+    source_url: merged.sourceUrl ?? null,
+  };
+}
+
+function bodyChanges(rendered: RenderedBody | null): Updateable<PostsTable> {
+  return {
+    body: rendered?.body ?? null,
+    body_html: rendered?.html ?? null,
+    body_text: rendered?.text ?? null,
+    body_markdown: rendered?.markdown ?? null,
+  };
+}
+
+/** Status and publication time. Drafts cannot set `publishedAt`; unpublishing clears it. */
+function statusChanges(row: PostRow, input: UpdatePostInput, now: number): Updateable<PostsTable> {
+  const status = input.status ?? row.status;
+  if (status === "draft") {
+    if (input.publishedAt !== undefined && input.publishedAt !== null) {
+      throw invalidField("publishedAt", "Draft updates cannot set publishedAt");
+    }
+    return { status, published_at: null };
+  }
+  const publishedAt = input.publishedAt ?? (row.status === "published" ? row.published_at : null) ?? now;
+  return { status, published_at: publishedAt };
+}
+
+/** A pin-like timestamp: an explicit time wins over the boolean; undefined keeps. */
+function pinChange(
+  current: number | null,
+  flag: boolean | undefined,
+  at: number | null | undefined,
+  now: number,
+): number | null | undefined {
+  if (at !== undefined) return at;
+  if (flag === undefined) return undefined;
+  return flag ? (current ?? now) : null;
+}
+
+function pick<T>(changed: T | undefined, stored: T): T {
+  return changed === undefined ? stored : changed;
+}

@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Kysely } from "kysely";
+import { openDatabase } from "../db/open.js";
+import type { Database } from "../db/schema.js";
+import type { EngineConfig } from "../deps.js";
+import { createEngine, type Engine } from "../engine.js";
+import { sequentialIds } from "../shared/ids.js";
+import { fixedClock } from "../shared/time.js";
+import type { Storage } from "../storage.js";
+
+/** The database the test suites run on: `QUIRE_TEST_DATABASE=postgres` with `QUIRE_TEST_PG_URL`, else SQLite. */
+export function testDatabaseKind(): "sqlite" | "postgres" {
+  return process.env.QUIRE_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+}
+
+/** A fresh, migrated database: a temp SQLite file, or a new schema on the test PostgreSQL server. */
+export async function openTestDatabase(): Promise<{ db: Kysely<Database>; cleanup: () => Promise<void> }> {
+  if (testDatabaseKind() === "postgres") {
+    const url = process.env.QUIRE_TEST_PG_URL;
+    if (!url) throw new Error("QUIRE_TEST_DATABASE=postgres needs QUIRE_TEST_PG_URL");
+    const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    const db = await openDatabase({ url, schema, poolSize: 4 });
+    return {
+      db,
+      cleanup: async () => {
+        await db.destroy();
+        const admin = await openDatabase({ url, poolSize: 1 });
+        await admin.schema.dropSchema(schema).ifExists().cascade().execute();
+        await admin.destroy();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "quire-test-"));
+  const db = await openDatabase({ url: join(dir, "quire.db") });
+  return {
+    db,
+    cleanup: async () => {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test engine on a fresh migrated database with a fixed clock and sequential IDs. */
+export async function createTestEngine(
+  options: { storage?: Storage; config?: Partial<EngineConfig>; now?: number } = {},
+): Promise<{ engine: Engine; clock: ReturnType<typeof fixedClock>; cleanup: () => Promise<void> }> {
+  const { db, cleanup } = await openTestDatabase();
+  const clock = fixedClock(options.now);
+  const engine = createEngine({ db, clock, ids: sequentialIds(), storage: options.storage, config: options.config });
+  await engine.migrate();
+  return { engine, clock, cleanup };
+}

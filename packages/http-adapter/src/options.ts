@@ -1,0 +1,26 @@
+import type { Caller, Logger } from "@quire/core";
+
+/** How a handler is mounted and secured. @see docs/configuration.md */
+export interface HandlerOptions {
+  /** Public path prefix such as `/blog` (`SITE_PATH_PREFIX`); defaults to the engine's. */
+  sitePathPrefix?: string;
+  /** Accepted as a Bearer token only on requests to a local host from this machine (`DEV_API_TOKEN`). */
+  devApiToken?: string | undefined;
+  /** The only token `/api/internal/*` accepts; unset, those paths answer 404 (`INTERNAL_ADMIN_TOKEN`). */
+  internalAdminToken?: string | undefined;
+  /** `false`: every `/api/public/*` path answers 404 (`PUBLIC_API_ENABLED`). Default true. */
+  publicApiEnabled?: boolean;
+  /**
+   * Allowed cross-origin callers (`CORS_ORIGINS`): undefined or `"*"` allows all, `""` or `[]`
+   * turns cross-origin access off, otherwise a list of origins.
+   */
+  corsOrigins?: string | string[] | undefined;
+  /** Maps the embedding app's own session to a caller (e.g. the site owner); null/undefined falls through to tokens. */
+  authenticate?: (request: Request) => Caller | null | undefined | Promise<Caller | null | undefined>;
+  /** The remote address of a request, supplied by the server; needed for `devApiToken`. */
+  clientAddress?: (request: Request) => string | undefined;
+  /** Handler for `/api/mcp`, injected so this package does not depend on the MCP SDK. */
+  mcp?: (request: Request) => Promise<Response>;
+  /** Where unexpected errors are reported; defaults to the engine's logger. */
+  logger?: Logger;
+}

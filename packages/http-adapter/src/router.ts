@@ -1,0 +1,71 @@
+/** Where a route's input comes from besides its path parameters. */
+export type InputSource = "query" | "body" | "none";
+
+/** Which surface a route belongs to; it decides how the caller is resolved. */
+export type Surface = "owner" | "public" | "internal";
+
+/** One line of the route table. */
+export interface Route {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path after the site prefix, with `:name` parameters, e.g. `/api/posts/:id`. */
+  path: string;
+  operation: string;
+  input: InputSource;
+  surface: Surface;
+  /** Success status (default 200). */
+  status?: number;
+}
+
+interface CompiledRoute extends Route {
+  segments: string[];
+}
+
+/** A matched route with its decoded path parameters. */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/**
+ * Matches paths against the table. Literal segments win over parameters (so `/api/posts/slug`
+ * is not read as a post ID), whatever the table order.
+ */
+export function createRouter(routes: Route[]) {
+  const compiled: CompiledRoute[] = routes
+    .map((route) => ({ ...route, segments: route.path.split("/").filter(Boolean) }))
+    .sort((a, b) => specificity(b.segments) - specificity(a.segments));
+  return {
+    /** The route for a method and path; `pathExists` tells a wrong method from an unknown path. */
+    match(method: string, path: string): RouteMatch | null {
+      const parts = path.split("/").filter(Boolean);
+      for (const route of compiled) {
+        if (route.method !== method) continue;
+        const params = matchSegments(route.segments, parts);
+        if (params) return { route, params };
+      }
+      return null;
+    },
+  };
+}
+
+function matchSegments(segments: string[], parts: string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (const [i, segment] of segments.entries()) {
+    const part = parts[i] as string;
+    if (segment.startsWith(":")) {
+      try {
+        params[segment.slice(1)] = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
+    } else if (segment !== part) {
+      return null;
+    }
+  }
+  return params;
+}
+
+function specificity(segments: string[]): number {
+  return segments.reduce((score, segment, i) => score + (segment.startsWith(":") ? 0 : 2 ** (16 - i)), 0);
+}

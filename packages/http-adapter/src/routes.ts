@@ -1,0 +1,32 @@
+import type { Route } from "./router.js";
+
+/**
+ * Every HTTP route: method, path, operation, input source, surface, success status. Adapters hold
+ * no domain rule; this table is the whole mapping. @see spec § Endpoints
+ */
+export const routes: Route[] = [
+  { method: "GET", path: "/api/posts", operation: "posts.list", input: "query", surface: "owner" },
+  { method: "POST", path: "/api/posts", operation: "posts.create", input: "body", surface: "owner", status: 201 },
+  { method: "GET", path: "/api/posts/slug", operation: "posts.slug", input: "query", surface: "owner" },
+  { method: "GET", path: "/api/posts/:id", operation: "posts.get", input: "query", surface: "owner" },
+  { method: "PUT", path: "/api/posts/:id", operation: "posts.update", input: "body", surface: "owner" },
+  { method: "DELETE", path: "/api/posts/:id", operation: "posts.delete", input: "none", surface: "owner" },
+  {
+    method: "GET",
+    path: "/api/attachments/:id/content",
+    operation: "attachments.getContent",
+    input: "none",
+    surface: "owner",
+  },
+  { method: "GET", path: "/api/public/posts/:slug", operation: "publicPosts.get", input: "query", surface: "public" },
+  { method: "GET", path: "/api/internal/tokens", operation: "tokens.list", input: "none", surface: "internal" },
+  {
+    method: "POST",
+    path: "/api/internal/tokens",
+    operation: "tokens.create",
+    input: "body",
+    surface: "internal",
+    status: 201,
+  },
+  { method: "DELETE", path: "/api/internal/tokens/:id", operation: "tokens.revoke", input: "none", surface: "internal" },
+];
