@@ -1,7 +1,8 @@
-import type { Caller } from "./caller.js";
-import { ownerCaller } from "./caller.js";
+import { sql } from "kysely";
 import { getAttachmentContent } from "./attachments/get-attachment-content.js";
 import { tokenOperations, verifyApiToken } from "./auth/tokens.js";
+import type { Caller } from "./caller.js";
+import { ownerCaller } from "./caller.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger } from "./deps.js";
@@ -9,7 +10,6 @@ import { execute, type Operation, type OperationInput, type OperationOutput } fr
 import { postOperations, publicPostOperations } from "./posts/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
-import { sql } from "kysely";
 
 /** Every operation, grouped as the in-process API exposes them (`engine.posts.create`). */
 export const operationGroups = {
@@ -45,7 +45,11 @@ export type Engine = EngineApi & {
   close(): Promise<void>;
 };
 
-const defaultConfig: EngineConfig = { sitePathPrefix: "", timeZone: "UTC", uploadMaxBytes: 1024 * 1024 * 1024 };
+const defaultConfig: EngineConfig = {
+  sitePathPrefix: "",
+  timeZone: "UTC",
+  uploadMaxBytes: 1024 * 1024 * 1024,
+};
 
 /**
  * Builds an engine from its dependencies. Nothing is global: two engines (two sites) can share a

@@ -1,7 +1,15 @@
 export { type Caller, internalCaller, ownerCaller, publicCaller } from "./caller.js";
-export { type DialectName, type Clock, type EngineConfig, type EngineContext, type EngineDeps, type IdGenerator, type Logger } from "./deps.js";
-export { openDatabase, type OpenDatabaseOptions } from "./db/open.js";
+export { type OpenDatabaseOptions, openDatabase } from "./db/open.js";
 export type { Database } from "./db/schema.js";
+export type {
+  Clock,
+  DialectName,
+  EngineConfig,
+  EngineContext,
+  EngineDeps,
+  IdGenerator,
+  Logger,
+} from "./deps.js";
 export { type BoundOperation, createEngine, type Engine, type EngineApi, operationGroups } from "./engine.js";
 export {
   EngineError,

@@ -61,9 +61,16 @@ function checkAccess(access: Access, caller: Caller): void {
   throw forbidden();
 }
 
-function summarize(details: { formErrors: string[]; fieldErrors: Record<string, string[] | undefined> }): string {
-  const fields = Object.entries(details.fieldErrors).map(([field, messages]) => `${field}: ${messages?.[0] ?? ""}`);
-  return ["Invalid input", ...details.formErrors, ...fields].join("; ").replace("Invalid input; ", "Invalid input: ");
+function summarize(details: {
+  formErrors: string[];
+  fieldErrors: Record<string, string[] | undefined>;
+}): string {
+  const fields = Object.entries(details.fieldErrors).map(
+    ([field, messages]) => `${field}: ${messages?.[0] ?? ""}`,
+  );
+  return ["Invalid input", ...details.formErrors, ...fields]
+    .join("; ")
+    .replace("Invalid input; ", "Invalid input: ");
 }
 
 /** True for errors the engine raised on purpose (as opposed to bugs). */

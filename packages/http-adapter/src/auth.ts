@@ -8,7 +8,11 @@ const localHostnames = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
  * Bearer API token, then `DEV_API_TOKEN` (only to a local host from the same machine).
  * @see spec § Authentication
  */
-export async function resolveOwner(engine: Engine, request: Request, options: HandlerOptions): Promise<Caller | null> {
+export async function resolveOwner(
+  engine: Engine,
+  request: Request,
+  options: HandlerOptions,
+): Promise<Caller | null> {
   const fromApp = await options.authenticate?.(request);
   if (fromApp) return fromApp;
   const token = bearerToken(request);
@@ -22,7 +26,9 @@ export async function resolveOwner(engine: Engine, request: Request, options: Ha
 /** True when the request carries exactly the internal admin token. */
 export function isInternalAdmin(request: Request, options: HandlerOptions): boolean {
   const token = bearerToken(request);
-  return token !== null && options.internalAdminToken !== undefined && safeEqual(token, options.internalAdminToken);
+  return (
+    token !== null && options.internalAdminToken !== undefined && safeEqual(token, options.internalAdminToken)
+  );
 }
 
 /** The Bearer token of a request, if any. */
@@ -50,6 +56,7 @@ function isLoopbackAddress(address: string): boolean {
 
 function safeEqual(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
   return diff === 0;
 }

@@ -14,7 +14,11 @@ export function corsHeaders(policy: CorsPolicy, origin: string | null): Record<s
   if (!origin) return {};
   if (policy === "*") return { "access-control-allow-origin": "*" };
   if (!policy.has(origin)) return {};
-  return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin" };
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-credentials": "true",
+    vary: "Origin",
+  };
 }
 
 /** Headers answering a preflight `OPTIONS` request. */

@@ -23,7 +23,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   async function respond(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = stripPrefix(url.pathname, prefix);
-    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: preflightHeaders(cors, request) });
+    if (request.method === "OPTIONS")
+      return new Response(null, { status: 204, headers: preflightHeaders(cors, request) });
     if (path === "/healthz") return json({ status: "ok" });
     if (path === "/readyz") {
       return (await engine.isReady()) ? json({ status: "ok" }) : json({ status: "unavailable" }, 503);
@@ -48,7 +49,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     }
     if (surface === "internal") {
       if (!options.internalAdminToken) throw new EngineError("NOT_FOUND", "Not found");
-      if (!isInternalAdmin(request, options)) throw new EngineError("UNAUTHORIZED", "Internal admin token required");
+      if (!isInternalAdmin(request, options))
+        throw new EngineError("UNAUTHORIZED", "Internal admin token required");
       return { role: "internal" };
     }
     const owner = await resolveOwner(engine, request, options);

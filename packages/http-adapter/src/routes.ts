@@ -4,6 +4,7 @@ import type { Route } from "./router.js";
  * Every HTTP route: method, path, operation, input source, surface, success status. Adapters hold
  * no domain rule; this table is the whole mapping. @see spec § Endpoints
  */
+// biome-ignore format: a table reads best one route per line
 export const routes: Route[] = [
   { method: "GET", path: "/api/posts", operation: "posts.list", input: "query", surface: "owner" },
   { method: "POST", path: "/api/posts", operation: "posts.create", input: "body", surface: "owner", status: 201 },

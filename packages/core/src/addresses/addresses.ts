@@ -40,7 +40,11 @@ export async function releaseAddress(db: Kysely<Database>, path: string): Promis
 }
 
 /** True when nobody holds `path`, or `exceptOwnerId` does. */
-export async function isAddressFree(db: Kysely<Database>, path: string, exceptOwnerId?: string): Promise<boolean> {
+export async function isAddressFree(
+  db: Kysely<Database>,
+  path: string,
+  exceptOwnerId?: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom("site_addresses")
     .select("owner_id")

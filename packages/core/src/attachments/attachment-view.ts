@@ -46,7 +46,11 @@ export function fileUrl(ctx: EngineContext, row: MediaRow): string {
 }
 
 /** A media row as an attachment object; `contentUrl` is left out of public posts. */
-export function toAttachmentView(ctx: EngineContext, row: MediaRow, options: { public: boolean }): AttachmentView {
+export function toAttachmentView(
+  ctx: EngineContext,
+  row: MediaRow,
+  options: { public: boolean },
+): AttachmentView {
   if (row.type === "text") {
     const view: AttachmentView = {
       type: "text",

@@ -3,7 +3,10 @@ import type { Database } from "../db/schema.js";
 import type { MediaRow } from "./attachment-view.js";
 
 /** The attachments of many posts in one query, grouped by post and in attachment order. */
-export async function loadAttachments(db: Kysely<Database>, postIds: string[]): Promise<Map<string, MediaRow[]>> {
+export async function loadAttachments(
+  db: Kysely<Database>,
+  postIds: string[],
+): Promise<Map<string, MediaRow[]>> {
   const byPost = new Map<string, MediaRow[]>();
   if (postIds.length === 0) return byPost;
   const rows = await db

@@ -11,7 +11,9 @@ export interface PreparedTextAttachment {
 }
 
 /** Attachment inputs with their text files written, in request order. */
-export type PreparedAttachment = PreparedTextAttachment | { mediaId: string; alt?: string | null | undefined };
+export type PreparedAttachment =
+  | PreparedTextAttachment
+  | { mediaId: string; alt?: string | null | undefined };
 
 /**
  * Writes the files of new text attachments before the database transaction (so a failed write
@@ -77,7 +79,10 @@ export async function replaceAttachments(
   const kinds: string[] = [];
   for (const [position, item] of input.prepared.entries()) {
     if ("row" in item) {
-      await db.insertInto("media").values({ ...item.row, post_id: input.postId, position }).execute();
+      await db
+        .insertInto("media")
+        .values({ ...item.row, post_id: input.postId, position })
+        .execute();
       kinds.push("text");
       continue;
     }
@@ -138,6 +143,7 @@ export function normalizeAlt(alt: string | null): string | null {
 
 async function loadReferencedMedia(db: Kysely<Database>, prepared: PreparedAttachment[]) {
   const ids = prepared.flatMap((item) => ("mediaId" in item ? [item.mediaId] : []));
-  const rows = ids.length === 0 ? [] : await db.selectFrom("media").selectAll().where("id", "in", ids).execute();
+  const rows =
+    ids.length === 0 ? [] : await db.selectFrom("media").selectAll().where("id", "in", ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -21,7 +21,9 @@ describe("API tokens", () => {
     expect(await engine.verifyApiToken(`${created.token}x`)).toBeNull();
     expect(await engine.verifyApiToken("quire_nope")).toBeNull();
     const { tokens } = await engine.tokens.list({});
-    expect(tokens).toEqual([{ id: created.id, name: "ci", createdAt: created.createdAt, lastUsedAt: created.createdAt }]);
+    expect(tokens).toEqual([
+      { id: created.id, name: "ci", createdAt: created.createdAt, lastUsedAt: created.createdAt },
+    ]);
     expect(tokens[0]).not.toHaveProperty("token");
     expect(await engine.tokens.revoke({ id: created.id })).toEqual({ success: true });
     expect(await engine.verifyApiToken(created.token)).toBeNull();

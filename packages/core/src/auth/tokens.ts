@@ -41,7 +41,12 @@ export const listTokens = defineOperation({
       .orderBy("id")
       .execute();
     return {
-      tokens: rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at })),
+      tokens: rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        createdAt: row.created_at,
+        lastUsedAt: row.last_used_at,
+      })),
     };
   },
 });

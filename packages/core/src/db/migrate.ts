@@ -1,6 +1,6 @@
 import { type Kysely, type MigrationProvider, Migrator, sql } from "kysely";
-import { dialectOf } from "./dialect.js";
 import { EngineError } from "../errors.js";
+import { dialectOf } from "./dialect.js";
 import { migrations } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 

@@ -67,26 +67,38 @@ describe("posts.create", () => {
     });
     expect(post).not.toHaveProperty("title");
     expect(post).not.toHaveProperty("url");
-    expect(post).toMatchObject({ sourceName: "Hamlet", sourceUrl: "https://example.com/hamlet", quoteText: "To be or not to be" });
+    expect(post).toMatchObject({
+      sourceName: "Hamlet",
+      sourceUrl: "https://example.com/hamlet",
+      quoteText: "To be or not to be",
+    });
     expect(post.displayTitle).toBe("To be or not to be");
   });
 
   it("requires title and url on links and rejects unsuited fields", async () => {
     expect(await codeOf(engine.posts.create({ format: "link", title: "x" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "link", url: "https://a.example" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "note", url: "https://a.example" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "note", quoteText: "q" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "quote", quoteText: "q", title: "t" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "quote" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "link", title: "t", url: "javascript:alert(1)" }))).toBe(
+    expect(await codeOf(engine.posts.create({ format: "link", url: "https://a.example" }))).toBe(
       "VALIDATION_ERROR",
     );
+    expect(await codeOf(engine.posts.create({ format: "note", url: "https://a.example" }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(await codeOf(engine.posts.create({ format: "note", quoteText: "q" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "quote", quoteText: "q", title: "t" }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(await codeOf(engine.posts.create({ format: "quote" }))).toBe("VALIDATION_ERROR");
+    expect(
+      await codeOf(engine.posts.create({ format: "link", title: "t", url: "javascript:alert(1)" })),
+    ).toBe("VALIDATION_ERROR");
     const link = await engine.posts.create({ format: "link", title: "A site", url: "mailto:me@example.com" });
     expect(link).toMatchObject({ title: "A site", url: "mailto:me@example.com", displayTitle: "A site" });
   });
 
   it("reports every unsuited field in fieldErrors", async () => {
-    const err = await engine.posts.create({ format: "note", url: "https://a.example", quoteText: "q" }).catch((e) => e);
+    const err = await engine.posts
+      .create({ format: "note", url: "https://a.example", quoteText: "q" })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect(err.details.fieldErrors).toHaveProperty("url");
     expect(err.details.fieldErrors).toHaveProperty("quoteText");
@@ -95,11 +107,15 @@ describe("posts.create", () => {
 
   it("rejects body with bodyMarkdown, slug with path, and a non-doc body", async () => {
     const doc = JSON.stringify({ type: "doc", content: [] });
-    expect(await codeOf(engine.posts.create({ format: "note", body: doc, bodyMarkdown: "x" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "note", slug: "a", path: "a" }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "note", body: JSON.stringify({ type: "paragraph" }) }))).toBe(
+    expect(await codeOf(engine.posts.create({ format: "note", body: doc, bodyMarkdown: "x" }))).toBe(
       "VALIDATION_ERROR",
     );
+    expect(await codeOf(engine.posts.create({ format: "note", slug: "a", path: "a" }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(
+      await codeOf(engine.posts.create({ format: "note", body: JSON.stringify({ type: "paragraph" }) })),
+    ).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", body: "not json" }))).toBe("VALIDATION_ERROR");
     const { posts } = await engine.posts.list({});
     expect(posts).toEqual([]);
@@ -133,7 +149,9 @@ describe("posts.create", () => {
     expect(nested.slug).toBe("2024-01-hello-world");
     const reading = await engine.publicPosts.get({ slug: "2024-01-hello-world" });
     expect(reading.permalink).toBe("/2024/01/hello-world");
-    expect(await codeOf(engine.posts.create({ format: "note", path: "2024/01/hello-world" }))).toBe("CONFLICT");
+    expect(await codeOf(engine.posts.create({ format: "note", path: "2024/01/hello-world" }))).toBe(
+      "CONFLICT",
+    );
     expect(await codeOf(engine.posts.create({ format: "note", path: "/leading" }))).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", path: "a/../b" }))).toBe("VALIDATION_ERROR");
   });
@@ -148,10 +166,12 @@ describe("posts.create", () => {
   });
 
   it("limits title and sourceName to 300 characters and rating to 1-5", async () => {
-    expect(await codeOf(engine.posts.create({ format: "note", title: "x".repeat(301) }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "quote", quoteText: "q", sourceName: "s".repeat(301) }))).toBe(
+    expect(await codeOf(engine.posts.create({ format: "note", title: "x".repeat(301) }))).toBe(
       "VALIDATION_ERROR",
     );
+    expect(
+      await codeOf(engine.posts.create({ format: "quote", quoteText: "q", sourceName: "s".repeat(301) })),
+    ).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", rating: 6 }))).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", rating: 0 }))).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", rating: 2.5 }))).toBe("VALIDATION_ERROR");
@@ -204,24 +224,40 @@ describe("posts.create", () => {
     expect(second).toMatchObject({ type: "text", summary: null, chars: 5 });
     expect(first?.contentUrl).toBe(`/api/attachments/${first?.id}/content`);
     const content = await engine.attachments.getContent({ id: first?.id as string });
-    expect(content).toEqual({ id: first?.id, type: "text", contentFormat: "markdown", content: "# One", summary: "first", chars: 5 });
-    expect(await codeOf(engine.posts.create({ format: "note", attachments: [{ type: "text", content: "" }] }))).toBe(
-      "VALIDATION_ERROR",
-    );
+    expect(content).toEqual({
+      id: first?.id,
+      type: "text",
+      contentFormat: "markdown",
+      content: "# One",
+      summary: "first",
+      chars: 5,
+    });
+    expect(
+      await codeOf(engine.posts.create({ format: "note", attachments: [{ type: "text", content: "" }] })),
+    ).toBe("VALIDATION_ERROR");
     const many = Array.from({ length: 21 }, () => ({ type: "text" as const, content: "x" }));
     expect(await codeOf(engine.posts.create({ format: "note", attachments: many }))).toBe("VALIDATION_ERROR");
   });
 
   it("rejects unknown media and collections", async () => {
     expect(
-      await codeOf(engine.posts.create({ format: "note", attachments: [{ type: "media", mediaId: "med_01h2xcejqtf2nbrexx3vqjhp41" }] })),
+      await codeOf(
+        engine.posts.create({
+          format: "note",
+          attachments: [{ type: "media", mediaId: "med_01h2xcejqtf2nbrexx3vqjhp41" }],
+        }),
+      ),
     ).toBe("NOT_FOUND");
     expect(
-      await codeOf(engine.posts.create({ format: "note", collectionIds: ["col_01h2xcejqtf2nbrexx3vqjhp41"] })),
+      await codeOf(
+        engine.posts.create({ format: "note", collectionIds: ["col_01h2xcejqtf2nbrexx3vqjhp41"] }),
+      ),
     ).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.create({ format: "note", collectionIds: ["pst_01h2xcejqtf2nbrexx3vqjhp41"] }))).toBe(
-      "VALIDATION_ERROR",
-    );
+    expect(
+      await codeOf(
+        engine.posts.create({ format: "note", collectionIds: ["pst_01h2xcejqtf2nbrexx3vqjhp41"] }),
+      ),
+    ).toBe("VALIDATION_ERROR");
   });
 
   it("ignores unknown fields", async () => {

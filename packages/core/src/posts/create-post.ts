@@ -1,6 +1,11 @@
 import { claimAddress } from "../addresses/addresses.js";
-import { deleteStoredKeys, type PreparedAttachment, prepareAttachments, replaceAttachments } from "../attachments/save-attachments.js";
 import { mediaKindBits } from "../attachments/media-kinds.js";
+import {
+  deleteStoredKeys,
+  type PreparedAttachment,
+  prepareAttachments,
+  replaceAttachments,
+} from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
@@ -29,7 +34,9 @@ export const createPost = defineOperation({
     const { prepared, storedKeys } = await prepareAttachments(ctx, input.attachments ?? []);
     let id: string;
     try {
-      id = await ctx.db.transaction().execute((trx) => insertPost({ ...ctx, db: trx }, input, rendered, prepared));
+      id = await ctx.db
+        .transaction()
+        .execute((trx) => insertPost({ ...ctx, db: trx }, input, rendered, prepared));
     } catch (err) {
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
@@ -111,7 +118,11 @@ async function insertPost(
 
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) {
-    await db.updateTable("posts").set({ media_kinds: mediaKindBits(kinds) }).where("id", "=", id).execute();
+    await db
+      .updateTable("posts")
+      .set({ media_kinds: mediaKindBits(kinds) })
+      .where("id", "=", id)
+      .execute();
   }
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   return id;
@@ -130,7 +141,10 @@ function checkReplyInput(input: CreatePostInput, parent: PostRow): void {
   }
 }
 
-async function insertAlias(ctx: EngineContext, input: { postId: string; path: string; now: number }): Promise<void> {
+async function insertAlias(
+  ctx: EngineContext,
+  input: { postId: string; path: string; now: number },
+): Promise<void> {
   const id = ctx.ids.generate("pth");
   await claimAddress(ctx.db, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
   await ctx.db
@@ -138,4 +152,3 @@ async function insertAlias(ctx: EngineContext, input: { postId: string; path: st
     .values({ id, path: input.path, target_type: "post", target_id: input.postId, created_at: input.now })
     .execute();
 }
-

@@ -36,7 +36,11 @@ export const deletePost = defineOperation({
       await trx.deleteFrom("custom_urls").where("id", "in", aliases).execute();
       await trx.deleteFrom("site_addresses").where("owner_id", "in", doomed(trx)).execute();
       if (!isRoot) {
-        await trx.updateTable("posts").set({ reply_to_id: row.reply_to_id }).where("reply_to_id", "=", row.id).execute();
+        await trx
+          .updateTable("posts")
+          .set({ reply_to_id: row.reply_to_id })
+          .where("reply_to_id", "=", row.id)
+          .execute();
       }
       await trx.deleteFrom("posts").where("id", "in", doomed(trx)).execute();
       if (!isRoot) await refreshThreadFigures(trx, row.thread_id);

@@ -18,7 +18,12 @@ describe("posts.list", () => {
     const a = await engine.posts.create({ format: "note", title: "a", publishedAt: 100 });
     const b = await engine.posts.create({ format: "note", title: "b", publishedAt: 200, pinned: true });
     const c = await engine.posts.create({ format: "note", title: "c", publishedAt: 200 });
-    const reply = await engine.posts.create({ format: "note", bodyMarkdown: "r", replyToId: a.id, publishedAt: 150 });
+    const reply = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "r",
+      replyToId: a.id,
+      publishedAt: 150,
+    });
     await engine.posts.create({ format: "note", title: "draft", status: "draft" });
     const { posts, nextCursor } = await engine.posts.list({});
     expect(posts.map((p) => p.id)).toEqual([c.id, b.id, reply.id, a.id]);
@@ -30,7 +35,9 @@ describe("posts.list", () => {
   it("walks every post exactly once with cursors, for any page size", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 23; i++) {
-      ids.push((await engine.posts.create({ format: "note", title: `p${i}`, publishedAt: 1000 + (i % 5) })).id);
+      ids.push(
+        (await engine.posts.create({ format: "note", title: `p${i}`, publishedAt: 1000 + (i % 5) })).id,
+      );
     }
     for (const limit of [1, 4, 7, 23, 50]) {
       const seen: string[] = [];
@@ -49,11 +56,18 @@ describe("posts.list", () => {
   it("lists drafts by updatedAt and filters by format", async () => {
     const d1 = await engine.posts.create({ format: "note", title: "d1", status: "draft" });
     clock.advance(10);
-    const d2 = await engine.posts.create({ format: "link", title: "d2", url: "https://x.example", status: "draft" });
+    const d2 = await engine.posts.create({
+      format: "link",
+      title: "d2",
+      url: "https://x.example",
+      status: "draft",
+    });
     clock.advance(10);
     await engine.posts.update({ id: d1.id, title: "d1 edited" });
     expect((await engine.posts.list({ status: "draft" })).posts.map((p) => p.id)).toEqual([d1.id, d2.id]);
-    expect((await engine.posts.list({ status: "draft", format: "link" })).posts.map((p) => p.id)).toEqual([d2.id]);
+    expect((await engine.posts.list({ status: "draft", format: "link" })).posts.map((p) => p.id)).toEqual([
+      d2.id,
+    ]);
   });
 
   it("clamps limit, reads query-string numbers and returns markdown on request", async () => {

@@ -22,7 +22,8 @@ export const listPosts = defineOperation({
     if (input.format) query = query.where("p.format", "=", input.format);
     if (input.cursor) {
       const [time, id] = decodeCursor(input.cursor, order, 2);
-      if (typeof time !== "number" || typeof id !== "string") throw invalidField("cursor", "Unreadable cursor");
+      if (typeof time !== "number" || typeof id !== "string")
+        throw invalidField("cursor", "Unreadable cursor");
       query = query.where((eb) =>
         eb.or([eb(column, "<", time), eb.and([eb(column, "=", time), eb("p.id", "<", id)])]),
       );

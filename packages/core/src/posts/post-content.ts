@@ -31,7 +31,11 @@ export function deriveDisplayTitle(post: {
   const title = post.title?.trim();
   if (title) return title;
   const text = (post.bodyText ?? "").trim() || (post.quoteText ?? "").trim();
-  const firstLine = text.split("\n").find((line) => line.trim() !== "")?.replace(/\s+/g, " ").trim();
+  const firstLine = text
+    .split("\n")
+    .find((line) => line.trim() !== "")
+    ?.replace(/\s+/g, " ")
+    .trim();
   if (firstLine) return truncateAtWord(firstLine, displayTitleLength);
   return post.url ?? "Untitled";
 }
@@ -67,7 +71,10 @@ export async function resolveNewSlug(
   }
   if (input.path !== undefined) return slugFromPath(input.path);
   const generated = slugify(input.nameForSlug, 60);
-  const base = generated === "" || isReservedSlug(generated) ? [generated, input.fallback].filter(Boolean).join("-") : generated;
+  const base =
+    generated === "" || isReservedSlug(generated)
+      ? [generated, input.fallback].filter(Boolean).join("-")
+      : generated;
   return {
     slug: await firstFreeAddress(db, { base, fallbackSuffix: input.id.slice(-8) }),
     aliasPath: null,
@@ -77,7 +84,10 @@ export async function resolveNewSlug(
 /** `hello-world` → slug `hello-world`; `2024/01/hello-world` → slug `2024-01-hello-world` + alias. @see spec § Slugs and paths rule 2 */
 function slugFromPath(path: string): { slug: string; aliasPath: string | null } {
   if (!isValidPostPath(path)) {
-    throw invalidField("path", "Start with a letter or digit, then use lowercase letters, digits, -, . and /");
+    throw invalidField(
+      "path",
+      "Start with a letter or digit, then use lowercase letters, digits, -, . and /",
+    );
   }
   if (isValidSlug(path)) {
     checkSlugCandidate(path, "path");

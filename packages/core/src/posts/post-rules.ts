@@ -19,7 +19,11 @@ export type FormatFieldValues = Partial<Record<FormatField, string | null | unde
  * Checks the fields of one request against a format: `sent` must all suit it, and `merged` (what
  * the post will hold) must carry what the format requires. Throws one 400 naming every bad field.
  */
-export function checkFormatFields(format: PostFormat, sent: FormatFieldValues, merged: FormatFieldValues): void {
+export function checkFormatFields(
+  format: PostFormat,
+  sent: FormatFieldValues,
+  merged: FormatFieldValues,
+): void {
   const rule = formatFields[format];
   const fieldErrors: Record<string, string[]> = {};
   for (const field of allFormatFields) {
@@ -52,7 +56,11 @@ export function checkExclusiveFields(input: {
   path?: string | undefined;
 }): void {
   const fieldErrors: Record<string, string[]> = {};
-  if (input.body !== undefined && input.bodyMarkdown !== undefined && (input.body !== null || input.bodyMarkdown !== null)) {
+  if (
+    input.body !== undefined &&
+    input.bodyMarkdown !== undefined &&
+    (input.body !== null || input.bodyMarkdown !== null)
+  ) {
     fieldErrors.body = ["Send either body or bodyMarkdown, not both"];
     fieldErrors.bodyMarkdown = ["Send either body or bodyMarkdown, not both"];
   }

@@ -128,4 +128,3 @@ export const slugInput = z.object({
 
 /** Input of `publicPosts.get`. */
 export const publicPostInput = z.object({ slug: z.string().min(1).max(1000), content: contentParam });
-

@@ -77,7 +77,9 @@ export function toPublicPostView(
     featuredAt: row.featured_at,
     slug: row.slug,
     permalink: permalinkOf(ctx, row),
-    ...(row.format === "quote" ? { sourceName: row.source_name, sourceUrl: row.source_url } : { title: row.title }),
+    ...(row.format === "quote"
+      ? { sourceName: row.source_name, sourceUrl: row.source_url }
+      : { title: row.title }),
     ...(row.format === "link" ? { url: row.url } : {}),
     ...bodyFields(row, options, false),
     quoteText: row.quote_text,

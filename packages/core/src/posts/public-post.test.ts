@@ -33,7 +33,8 @@ describe("publicPosts.get", () => {
       collections: [],
       bodyHtml: "<p>Hi</p>",
     });
-    for (const key of ["body", "displayTitle", "collectionIds", "url", "sourceName"]) expect(view).not.toHaveProperty(key);
+    for (const key of ["body", "displayTitle", "collectionIds", "url", "sourceName"])
+      expect(view).not.toHaveProperty(key);
     expect(view.attachments[0]).not.toHaveProperty("contentUrl");
     expect(view.attachments[0]).toMatchObject({ type: "text", contentFormat: "markdown" });
   });
@@ -41,7 +42,10 @@ describe("publicPosts.get", () => {
   it("shows url on links and source fields on quotes", async () => {
     await engine.posts.create({ format: "link", title: "L", url: "https://x.example", slug: "l" });
     await engine.posts.create({ format: "quote", quoteText: "Q", sourceName: "S", slug: "q" });
-    expect(await engine.publicPosts.get({ slug: "l" }, publicCaller)).toMatchObject({ title: "L", url: "https://x.example" });
+    expect(await engine.publicPosts.get({ slug: "l" }, publicCaller)).toMatchObject({
+      title: "L",
+      url: "https://x.example",
+    });
     const quote = await engine.publicPosts.get({ slug: "q" }, publicCaller);
     expect(quote).toMatchObject({ sourceName: "S", sourceUrl: null });
     expect(quote).not.toHaveProperty("title");
@@ -54,13 +58,17 @@ describe("publicPosts.get", () => {
     await engine.posts.create({ format: "note", title: "h", slug: "h", visibility: "latest_hidden" });
     expect(await engine.publicPosts.get({ slug: "d" }, publicCaller).catch((e) => e.code)).toBe("NOT_FOUND");
     expect(await engine.publicPosts.get({ slug: "p" }, publicCaller).catch((e) => e.code)).toBe("NOT_FOUND");
-    expect(await engine.publicPosts.get({ slug: "missing" }, publicCaller).catch((e) => e.code)).toBe("NOT_FOUND");
+    expect(await engine.publicPosts.get({ slug: "missing" }, publicCaller).catch((e) => e.code)).toBe(
+      "NOT_FOUND",
+    );
     expect((await engine.publicPosts.get({ slug: "h" }, publicCaller)).visibility).toBe("latest_hidden");
   });
 
   it("is the only post operation a public caller may run", async () => {
     expect(await engine.posts.list({}, publicCaller).catch((e) => e.code)).toBe("UNAUTHORIZED");
-    expect(await engine.posts.create({ format: "note" }, publicCaller).catch((e) => e.code)).toBe("UNAUTHORIZED");
+    expect(await engine.posts.create({ format: "note" }, publicCaller).catch((e) => e.code)).toBe(
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -68,10 +76,21 @@ describe("posts.slug", () => {
   it("suggests free slugs and checks availability", async () => {
     const post = await engine.posts.create({ format: "note", title: "My Post" });
     expect(await engine.posts.slug({ mode: "suggest", title: "My Post" })).toEqual({ slug: "my-post-2" });
-    expect(await engine.posts.slug({ mode: "suggest", title: "My Post", postId: post.id })).toEqual({ slug: "my-post" });
-    expect(await engine.posts.slug({ mode: "check", slug: "my-post" })).toEqual({ slug: "my-post", available: false });
-    expect(await engine.posts.slug({ mode: "check", slug: "my-post", postId: post.id })).toEqual({ slug: "my-post", available: true });
-    expect(await engine.posts.slug({ mode: "check", slug: "free" })).toEqual({ slug: "free", available: true });
+    expect(await engine.posts.slug({ mode: "suggest", title: "My Post", postId: post.id })).toEqual({
+      slug: "my-post",
+    });
+    expect(await engine.posts.slug({ mode: "check", slug: "my-post" })).toEqual({
+      slug: "my-post",
+      available: false,
+    });
+    expect(await engine.posts.slug({ mode: "check", slug: "my-post", postId: post.id })).toEqual({
+      slug: "my-post",
+      available: true,
+    });
+    expect(await engine.posts.slug({ mode: "check", slug: "free" })).toEqual({
+      slug: "free",
+      available: true,
+    });
   });
 
   it("answers 400 for reserved, invalid or missing candidates", async () => {

@@ -17,7 +17,9 @@ export async function refreshThreadFigures(db: Kysely<Database>, threadId: strin
       sql<number>`coalesce(sum(case when status = 'published' and id <> thread_id then 1 else 0 end), 0)`.as(
         "reply_count",
       ),
-      sql<number | null>`max(case when status = 'published' and quiet_reply = 0 then published_at end)`.as("activity"),
+      sql<number | null>`max(case when status = 'published' and quiet_reply = 0 then published_at end)`.as(
+        "activity",
+      ),
       sql<number | null>`max(case when status = 'published' then published_at end)`.as("updated"),
     ])
     .executeTakeFirstOrThrow();

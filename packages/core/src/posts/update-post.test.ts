@@ -25,7 +25,13 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 
 describe("posts.update", () => {
   it("keeps omitted fields, clears nulls, and moves updatedAt", async () => {
-    const post = await engine.posts.create({ format: "note", title: "T", bodyMarkdown: "Body", summary: "S", rating: 3 });
+    const post = await engine.posts.create({
+      format: "note",
+      title: "T",
+      bodyMarkdown: "Body",
+      summary: "S",
+      rating: 3,
+    });
     clock.advance(60);
     const updated = await engine.posts.update({ id: post.id, title: null, rating: 0 });
     expect(updated).toMatchObject({
@@ -45,7 +51,9 @@ describe("posts.update", () => {
 
   it("checks fields against the format in the body, else the stored one", async () => {
     const note = await engine.posts.create({ format: "note", title: "N" });
-    expect(await codeOf(engine.posts.update({ id: note.id, url: "https://x.example" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.update({ id: note.id, url: "https://x.example" }))).toBe(
+      "VALIDATION_ERROR",
+    );
     expect(await codeOf(engine.posts.update({ id: note.id, format: "link" }))).toBe("VALIDATION_ERROR");
     const link = await engine.posts.update({ id: note.id, format: "link", url: "https://x.example" });
     expect(link).toMatchObject({ format: "link", title: "N", url: "https://x.example" });
@@ -62,10 +70,19 @@ describe("posts.update", () => {
     expect(await codeOf(engine.posts.update({ id: draft.id, publishedAt: NOW }))).toBe("VALIDATION_ERROR");
     clock.advance(100);
     const published = await engine.posts.update({ id: draft.id, status: "published" });
-    expect(published).toMatchObject({ status: "published", publishedAt: NOW + 100, threadPostCount: 1, lastActivityAt: NOW + 100 });
+    expect(published).toMatchObject({
+      status: "published",
+      publishedAt: NOW + 100,
+      threadPostCount: 1,
+      lastActivityAt: NOW + 100,
+    });
     const unpublished = await engine.posts.update({ id: draft.id, status: "draft" });
     expect(unpublished).toMatchObject({ status: "draft", publishedAt: null, threadPostCount: 0 });
-    const dated = await engine.posts.update({ id: draft.id, status: "published", publishedAt: 1_650_000_000 });
+    const dated = await engine.posts.update({
+      id: draft.id,
+      status: "published",
+      publishedAt: 1_650_000_000,
+    });
     expect(dated.publishedAt).toBe(1_650_000_000);
   });
 
@@ -74,8 +91,19 @@ describe("posts.update", () => {
     await engine.posts.create({ format: "note", slug: "other" });
     expect(await codeOf(engine.posts.update({ id: post.id, slug: "other" }))).toBe("CONFLICT");
     expect(await codeOf(engine.posts.update({ id: post.id, slug: "rss" }))).toBe("VALIDATION_ERROR");
-    const moved = await engine.posts.update({ id: post.id, slug: "renamed", pinned: true, featuredAt: 123, visibility: "latest_hidden" });
-    expect(moved).toMatchObject({ slug: "renamed", pinnedAt: NOW, featuredAt: 123, visibility: "latest_hidden" });
+    const moved = await engine.posts.update({
+      id: post.id,
+      slug: "renamed",
+      pinned: true,
+      featuredAt: 123,
+      visibility: "latest_hidden",
+    });
+    expect(moved).toMatchObject({
+      slug: "renamed",
+      pinnedAt: NOW,
+      featuredAt: 123,
+      visibility: "latest_hidden",
+    });
     expect((await engine.posts.slug({ mode: "check", slug: "first" })).available).toBe(true);
     const unpinned = await engine.posts.update({ id: post.id, pinned: false, featured: false });
     expect(unpinned).toMatchObject({ pinnedAt: null, featuredAt: null });
@@ -85,14 +113,20 @@ describe("posts.update", () => {
     const post = await engine.posts.create({
       format: "note",
       title: "A",
-      attachments: [{ type: "text", content: "one" }, { type: "text", content: "two" }],
+      attachments: [
+        { type: "text", content: "one" },
+        { type: "text", content: "two" },
+      ],
     });
     const [one, two] = post.attachments;
     const kept = await engine.posts.update({ id: post.id, title: "B" });
     expect(kept.attachments.map((a) => a.id)).toEqual([one?.id, two?.id]);
     const reordered = await engine.posts.update({
       id: post.id,
-      attachments: [{ type: "media", mediaId: two?.id as string }, { type: "text", content: "three" }],
+      attachments: [
+        { type: "media", mediaId: two?.id as string },
+        { type: "text", content: "three" },
+      ],
     });
     expect(reordered.attachments.map((a) => a.id)[0]).toBe(two?.id);
     expect(reordered.attachments).toHaveLength(2);
@@ -102,15 +136,24 @@ describe("posts.update", () => {
   });
 
   it("answers 404 for an unknown post and 400 for a malformed ID", async () => {
-    expect(await codeOf(engine.posts.update({ id: "pst_01h2xcejqtf2nbrexx3vqjhp41", title: "x" }))).toBe("NOT_FOUND");
-    expect(await codeOf(engine.posts.update({ id: "med_01h2xcejqtf2nbrexx3vqjhp41", title: "x" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.update({ id: "pst_01h2xcejqtf2nbrexx3vqjhp41", title: "x" }))).toBe(
+      "NOT_FOUND",
+    );
+    expect(await codeOf(engine.posts.update({ id: "med_01h2xcejqtf2nbrexx3vqjhp41", title: "x" }))).toBe(
+      "VALIDATION_ERROR",
+    );
     expect(await codeOf(engine.posts.update({ id: "nonsense", title: "x" }))).toBe("VALIDATION_ERROR");
   });
 });
 
 describe("replies", () => {
   it("inherit status, visibility and language; refuse pins and visibility changes", async () => {
-    const root = await engine.posts.create({ format: "note", title: "Root", visibility: "latest_hidden", language: "en" });
+    const root = await engine.posts.create({
+      format: "note",
+      title: "Root",
+      visibility: "latest_hidden",
+      language: "en",
+    });
     clock.advance(10);
     const reply = await engine.posts.create({ format: "note", bodyMarkdown: "Reply", replyToId: root.id });
     expect(reply).toMatchObject({
@@ -123,8 +166,12 @@ describe("replies", () => {
       lastActivityAt: NOW + 10,
       threadPosition: 2,
     });
-    expect(await codeOf(engine.posts.create({ format: "note", replyToId: root.id, pinned: true }))).toBe("VALIDATION_ERROR");
-    expect(await codeOf(engine.posts.update({ id: reply.id, visibility: "public" }))).toBe("VALIDATION_ERROR");
+    expect(await codeOf(engine.posts.create({ format: "note", replyToId: root.id, pinned: true }))).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(await codeOf(engine.posts.update({ id: reply.id, visibility: "public" }))).toBe(
+      "VALIDATION_ERROR",
+    );
     expect(await codeOf(engine.posts.update({ id: reply.id, pinned: true }))).toBe("VALIDATION_ERROR");
     await engine.posts.update({ id: root.id, visibility: "private" });
     expect((await engine.posts.get({ id: reply.id })).visibility).toBe("private");
@@ -133,8 +180,18 @@ describe("replies", () => {
   it("quiet replies move threadUpdatedAt but not lastActivityAt", async () => {
     const root = await engine.posts.create({ format: "note", title: "Root" });
     clock.advance(50);
-    const quiet = await engine.posts.create({ format: "note", bodyMarkdown: "shh", replyToId: root.id, quietReply: true });
-    expect(quiet).toMatchObject({ quietReply: true, lastActivityAt: NOW, threadUpdatedAt: NOW + 50, threadPostCount: 2 });
+    const quiet = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "shh",
+      replyToId: root.id,
+      quietReply: true,
+    });
+    expect(quiet).toMatchObject({
+      quietReply: true,
+      lastActivityAt: NOW,
+      threadUpdatedAt: NOW + 50,
+      threadPostCount: 2,
+    });
   });
 
   it("deleting a root removes its replies and their attachments", async () => {
@@ -147,7 +204,9 @@ describe("replies", () => {
     });
     expect(await engine.posts.delete({ id: root.id })).toEqual({ success: true });
     expect(await codeOf(engine.posts.get({ id: reply.id }))).toBe("NOT_FOUND");
-    expect(await codeOf(engine.attachments.getContent({ id: reply.attachments[0]?.id as string }))).toBe("NOT_FOUND");
+    expect(await codeOf(engine.attachments.getContent({ id: reply.attachments[0]?.id as string }))).toBe(
+      "NOT_FOUND",
+    );
     expect((await engine.posts.slug({ mode: "check", slug: root.slug })).available).toBe(true);
   });
 

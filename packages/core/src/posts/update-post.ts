@@ -15,7 +15,12 @@ import type { RenderedBody } from "../render/index.js";
 import { checkCollectionInput } from "./collection-input.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
-import { checkExclusiveFields, checkFormatFields, type FormatFieldValues, unsuitedFields } from "./post-rules.js";
+import {
+  checkExclusiveFields,
+  checkFormatFields,
+  type FormatFieldValues,
+  unsuitedFields,
+} from "./post-rules.js";
 import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures } from "./thread-figures.js";
@@ -87,14 +92,22 @@ async function applyUpdate(
 
   await db.updateTable("posts").set(changes).where("id", "=", row.id).execute();
   if (input.language !== undefined) {
-    await db.updateTable("posts").set({ language: input.language }).where("thread_id", "=", row.thread_id).execute();
+    await db
+      .updateTable("posts")
+      .set({ language: input.language })
+      .where("thread_id", "=", row.thread_id)
+      .execute();
   }
   let removedKeys: string[] = [];
   if (prepared) {
     const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
     removedKeys = saved.removedKeys;
     if (isRoot) {
-      await db.updateTable("posts").set({ media_kinds: mediaKindBits(saved.kinds) }).where("id", "=", row.id).execute();
+      await db
+        .updateTable("posts")
+        .set({ media_kinds: mediaKindBits(saved.kinds) })
+        .where("id", "=", row.id)
+        .execute();
     }
   }
   await refreshThreadFigures(db, row.thread_id);
@@ -103,8 +116,10 @@ async function applyUpdate(
 
 /** Replies reject direct visibility and pin changes. @see spec § PUT /api/posts/:id rule 4 */
 function checkReplyUpdate(input: UpdatePostInput): void {
-  if (input.visibility !== undefined) throw invalidField("visibility", "Replies take the visibility of their Thread");
-  if (input.pinned !== undefined || input.pinnedAt !== undefined) throw invalidField("pinned", "Replies cannot be pinned");
+  if (input.visibility !== undefined)
+    throw invalidField("visibility", "Replies take the visibility of their Thread");
+  if (input.pinned !== undefined || input.pinnedAt !== undefined)
+    throw invalidField("pinned", "Replies cannot be pinned");
   if ((input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0) {
     throw invalidField("collectionIds", "Collections are set on the Thread root");
   }
@@ -128,7 +143,10 @@ function formatChanges(row: PostRow, input: UpdatePostInput): Updateable<PostsTa
     sourceUrl: row.source_url,
   };
   if (format !== row.format) for (const field of unsuitedFields(format)) stored[field] = null;
-  const merged = { ...stored, ...Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)) };
+  const merged = {
+    ...stored,
+    ...Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)),
+  };
   checkFormatFields(format, sent, merged);
   return {
     format,

@@ -42,6 +42,8 @@ function isCursorJson(value: unknown): value is { o: string; k: (string | number
   return (
     typeof o === "string" &&
     Array.isArray(k) &&
-    k.every((key) => key === null || typeof key === "string" || (typeof key === "number" && Number.isFinite(key)))
+    k.every(
+      (key) => key === null || typeof key === "string" || (typeof key === "number" && Number.isFinite(key)),
+    )
   );
 }

@@ -14,11 +14,16 @@ export function limitParam(options: { min?: number; max: number; default: number
   const min = options.min ?? 1;
   return intParam
     .optional()
-    .transform((value) => (value === undefined ? options.default : Math.min(options.max, Math.max(min, value))));
+    .transform((value) =>
+      value === undefined ? options.default : Math.min(options.max, Math.max(min, value)),
+    );
 }
 
 /** A boolean given as a JSON boolean or as the text `true`/`false` (query strings). */
-export const boolParam = z.union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")]);
+export const boolParam = z.union([
+  z.boolean(),
+  z.enum(["true", "false"]).transform((text) => text === "true"),
+]);
 
 /** The `content` read option: `markdown` returns bodyMarkdown in place of the rendered fields. */
 export const contentParam = z.enum(["markdown"]).optional();

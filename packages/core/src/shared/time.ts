@@ -10,7 +10,9 @@ export function systemClock(): Clock {
 }
 
 /** A clock that stands still at `at` until moved; for tests. */
-export function fixedClock(at = 1_700_000_000): Clock & { set(value: number): void; advance(seconds: number): void } {
+export function fixedClock(
+  at = 1_700_000_000,
+): Clock & { set(value: number): void; advance(seconds: number): void } {
   let current = at;
   return {
     now: () => current,

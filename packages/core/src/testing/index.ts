@@ -1,3 +1,3 @@
-export { fixedClock } from "../shared/time.js";
 export { sequentialIds } from "../shared/ids.js";
+export { fixedClock } from "../shared/time.js";
 export { createTestEngine, openTestDatabase, testDatabaseKind } from "./test-engine.js";

@@ -49,7 +49,13 @@ export async function createTestEngine(
 ): Promise<{ engine: Engine; clock: ReturnType<typeof fixedClock>; cleanup: () => Promise<void> }> {
   const { db, cleanup } = await openTestDatabase();
   const clock = fixedClock(options.now);
-  const engine = createEngine({ db, clock, ids: sequentialIds(), storage: options.storage, config: options.config });
+  const engine = createEngine({
+    db,
+    clock,
+    ids: sequentialIds(),
+    storage: options.storage,
+    config: options.config,
+  });
   await engine.migrate();
   return { engine, clock, cleanup };
 }

@@ -42,7 +42,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // GET /api/posts: published by publishedAt then id, drafts by updatedAt; optional format filter.
-  await db.schema.createIndex("posts_published").on("posts").columns(["status", "published_at", "id"]).execute();
+  await db.schema
+    .createIndex("posts_published")
+    .on("posts")
+    .columns(["status", "published_at", "id"])
+    .execute();
   await db.schema.createIndex("posts_updated").on("posts").columns(["status", "updated_at", "id"]).execute();
   await db.schema
     .createIndex("posts_format_published")
@@ -50,7 +54,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(["format", "status", "published_at", "id"])
     .execute();
   // A Thread's posts in Thread order (root first by construction: it is created first).
-  await db.schema.createIndex("posts_thread").on("posts").columns(["thread_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("posts_thread")
+    .on("posts")
+    .columns(["thread_id", "created_at", "id"])
+    .execute();
 
   await db.schema
     .createTable("media")
