@@ -1,0 +1,1 @@
+export { createFsStorage, type FsStorageOptions } from "./fs-storage.js";
