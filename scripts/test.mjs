@@ -1,16 +1,29 @@
 // The README's test command: every suite on SQLite, then the core and HTTP suites again on a
 // real PostgreSQL server started here on loopback (or the one in QUIRE_TEST_PG_URL).
 import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { findPostgresBin, startPostgres } from "./postgres.mjs";
 
 const extraArgs = process.argv.slice(2);
 const databaseSuites = ["packages/core", "packages/http-adapter", "examples"];
 
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
 function vitest(args, env) {
-  const result = spawnSync("pnpm", ["exec", "vitest", "run", ...args], {
-    stdio: "inherit",
-    env: { ...process.env, ...env },
-  });
+  const report = join(mkdtempSync(join(tmpdir(), "quire-vitest-")), "report.json");
+  const result = spawnSync(
+    "pnpm",
+    ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    { stdio: "inherit", env: { ...process.env, ...env } },
+  );
+  if (existsSync(report)) {
+    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(report, "utf8"));
+    totals.passed += numPassedTests;
+    totals.failed += numFailedTests;
+    totals.skipped += numPendingTests + numTodoTests;
+  }
   return result.status ?? 1;
 }
 
@@ -34,4 +47,5 @@ if (url) {
 } else {
   console.warn("\nSkipped the PostgreSQL run: no server binaries found and QUIRE_TEST_PG_URL unset.");
 }
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failed ? 1 : 0);
