@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Storage } from "@quire/core";
 import { StorageLimitError } from "@quire/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { storageContract } from "../../core/src/testing/storage-contract.js";
+import { storageContract } from "@quire/core/testing";
 import { createFsStorage } from "./index.js";
 
 storageContract("fs", async () => {

@@ -7,7 +7,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { StorageLimitError } from "@quire/core";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storageContract } from "../../core/src/testing/storage-contract.js";
+import { storageContract } from "@quire/core/testing";
 import { createS3Client, createS3Storage } from "./index.js";
 
 const BUCKET = "quire-test";
