@@ -1,0 +1,114 @@
+import { type Engine, EngineError, ownerCaller } from "@quire/core";
+import { ConfigError, loadConfig } from "./config.js";
+import type { Env } from "./env-values.js";
+import { createJsonLogger } from "./logger.js";
+import { openEngine } from "./server.js";
+
+/** Where the CLI writes. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The CLI's help text. */
+export const usage = `Usage: quire <command>
+
+Commands:
+  token create [name]   create an API token (the token is printed once)
+  token list            list API tokens (without their secrets)
+  token revoke <id>     revoke an API token (tok_…)
+  migrate               apply pending database migrations
+
+The database is the server's: DATA_DIR / DATABASE_URL, see docs/configuration.md.
+`;
+
+type Command = (engine: Engine, args: string[], io: CliIo) => Promise<void>;
+
+const commands: Record<string, { args: (args: string[]) => boolean; migrateFirst: boolean; run: Command }> = {
+  "token create": { args: () => true, migrateFirst: true, run: createToken },
+  "token list": { args: (args) => args.length === 0, migrateFirst: true, run: listTokens },
+  "token revoke": { args: (args) => args.length === 1, migrateFirst: true, run: revokeToken },
+  migrate: { args: (args) => args.length === 0, migrateFirst: false, run: migrate },
+};
+
+/**
+ * Runs one CLI command on the configured database. Exit codes: 0 done, 1 failed (a message on
+ * stderr), 2 usage error.
+ */
+export async function runCli(argv: string[], env: Env, io: CliIo): Promise<number> {
+  if (argv.length === 0 || ["-h", "--help", "help"].includes(argv[0] ?? "")) {
+    (argv.length === 0 ? io.err : io.out)(usage);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const name = argv[0] === "token" ? `token ${argv[1] ?? ""}` : (argv[0] ?? "");
+  const command = commands[name];
+  const args = argv.slice(name.split(" ").length);
+  if (!command?.args(args)) {
+    io.err(`Unknown command or wrong arguments: ${argv.join(" ")}\n\n${usage}`);
+    return 2;
+  }
+  let engine: Engine | undefined;
+  try {
+    const config = loadConfig(env);
+    engine = await openEngine(
+      config,
+      createJsonLogger((line) => io.err(line)),
+    );
+    if (command.migrateFirst) await engine.migrate();
+    await command.run(engine, args, io);
+    return 0;
+  } catch (error) {
+    io.err(`${describe(error)}\n`);
+    return 1;
+  } finally {
+    await engine?.close();
+  }
+}
+
+async function createToken(engine: Engine, args: string[], io: CliIo): Promise<void> {
+  const name = args.join(" ").trim();
+  const created = await engine.tokens.create(name ? { name } : {}, ownerCaller);
+  io.err(`Created API token ${created.id} (${created.name}). It is shown only this once: copy it now.\n`);
+  io.out(`${created.token}\n`);
+  io.err(`Send it as "Authorization: Bearer <token>". Revoke it with: quire token revoke ${created.id}\n`);
+}
+
+async function listTokens(engine: Engine, _args: string[], io: CliIo): Promise<void> {
+  const { tokens } = await engine.tokens.list({}, ownerCaller);
+  if (tokens.length === 0) {
+    io.out("No API tokens.\n");
+    return;
+  }
+  const date = (seconds: number | null) =>
+    seconds === null ? "never" : new Date(seconds * 1000).toISOString();
+  const rows = [["ID", "NAME", "CREATED", "LAST USED"]];
+  for (const token of tokens)
+    rows.push([token.id, token.name, date(token.createdAt), date(token.lastUsedAt)]);
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  for (const row of rows)
+    io.out(
+      `${row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd()}\n`,
+    );
+}
+
+async function revokeToken(engine: Engine, args: string[], io: CliIo): Promise<void> {
+  const id = args[0] ?? "";
+  await engine.tokens.revoke({ id }, ownerCaller);
+  io.out(`Revoked API token ${id}.\n`);
+}
+
+async function migrate(engine: Engine, _args: string[], io: CliIo): Promise<void> {
+  const applied = await engine.migrate();
+  if (applied.length === 0) io.out("The database is up to date: no migration to apply.\n");
+  for (const name of applied) io.out(`Applied ${name}\n`);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
+  if (error instanceof EngineError) return `Error (${error.code}): ${error.message}`;
+  return `Error: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,124 @@
+import { mkdir } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { isIPv6 } from "node:net";
+import path from "node:path";
+import { createEngine, type Engine, type Logger, openDatabase } from "@quire/core";
+import { createHandler } from "@quire/http-adapter";
+import { resolveAuthSecret } from "./auth-secret.js";
+import type { ServerConfig } from "./config.js";
+import type { Env } from "./env-values.js";
+import { createMediaHandler } from "./media-files.js";
+import { createNodeBridge } from "./node-bridge.js";
+import { createStorage, localMediaPath } from "./storage.js";
+
+/** A started server. */
+export interface RunningServer {
+  /** Where the site answers: `http://HOST:PORT<prefix>`. */
+  url: string;
+  port: number;
+  engine: Engine;
+  /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Opens the database, migrates it, and serves the engine (and local media) over node:http. */
+export async function startServer(config: ServerConfig, env: Env, logger: Logger): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  // Generated on first start when AUTH_SECRET is unset, so it is stable before sessions need it.
+  await resolveAuthSecret(config);
+  const storage = await createStorage(config, env);
+  const engine = await openEngine(config, logger, storage);
+  try {
+    const applied = await engine.migrate();
+    if (applied.length > 0) logger.info("applied database migrations", { migrations: applied });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  const prefix = config.site.pathPrefix;
+  const handler = createHandler(engine, {
+    sitePathPrefix: prefix,
+    devApiToken: config.devApiToken,
+    internalAdminToken: config.internalAdminToken,
+    publicApiEnabled: config.publicApiEnabled,
+    corsOrigins: config.corsOrigins,
+    clientAddress: (request) => clientAddress(request),
+    logger,
+  });
+  const media =
+    config.storageDriver === "local"
+      ? createMediaHandler({ storage, basePath: localMediaPath(config) })
+      : undefined;
+  let closing = false;
+  const bridge = createNodeBridge(async (request) => (await media?.(request)) ?? handler(request), {
+    onError: (error) => logger.error("unexpected error", { error: describe(error) }),
+    closing: () => closing,
+  });
+  const clientAddress = (request: Request): string | undefined => {
+    const socketAddress = bridge.remoteAddress(request);
+    return config.trustProxy ? (forwardedFor(request) ?? socketAddress) : socketAddress;
+  };
+  const server = createServer(bridge.listener);
+  const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
+    await engine.close();
+    throw error;
+  });
+  const host = isIPv6(config.host) ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}${prefix}`,
+    port,
+    engine,
+    async close(graceMs = 10_000) {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+      await engine.close();
+    },
+  };
+}
+
+/** Opens the configured database (creating a SQLite file's folder) as an engine; does not migrate. */
+export async function openEngine(
+  config: ServerConfig,
+  logger: Logger,
+  storage?: Awaited<ReturnType<typeof createStorage>>,
+): Promise<Engine> {
+  if (config.database.kind === "sqlite" && config.database.url !== ":memory:") {
+    await mkdir(path.dirname(config.database.url), { recursive: true });
+  }
+  const db = await openDatabase({ url: config.database.url });
+  return createEngine({
+    db,
+    storage,
+    logger,
+    config: {
+      sitePathPrefix: config.site.pathPrefix,
+      timeZone: config.site.timeZone,
+      uploadMaxBytes: config.uploadMaxBytes,
+    },
+  });
+}
+
+/** Behind a trusted proxy: the address the nearest proxy saw, the last `X-Forwarded-For` entry. */
+function forwardedFor(request: Request): string | undefined {
+  const last = request.headers.get("x-forwarded-for")?.split(",").pop()?.trim();
+  return last || undefined;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : port);
+    });
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+}

@@ -1,0 +1,156 @@
+import { Agent, createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createNodeBridge, type FetchHandler } from "../src/node-bridge.js";
+
+describe("createNodeBridge", () => {
+  let server: Server | undefined;
+  const errors: unknown[] = [];
+
+  async function serve(
+    handler: FetchHandler,
+  ): Promise<{ port: number; bridge: ReturnType<typeof createNodeBridge> }> {
+    const bridge = createNodeBridge(handler, { onError: (error) => errors.push(error) });
+    server = createServer(bridge.listener);
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    return { port: (server.address() as AddressInfo).port, bridge };
+  }
+
+  afterEach(async () => {
+    errors.length = 0;
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it("hands the handler the body as a stream before the client has finished sending it", async () => {
+    let firstChunkSeen!: () => void;
+    const firstChunk = new Promise<void>((resolve) => {
+      firstChunkSeen = resolve;
+    });
+    const { port } = await serve(async (request) => {
+      let bytes = 0;
+      for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+        bytes += chunk.byteLength;
+        firstChunkSeen();
+      }
+      return Response.json({ bytes });
+    });
+    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/upload" });
+    const answer = new Promise<string>((resolve, reject) => {
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on("end", () => resolve(text));
+      });
+      req.on("error", reject);
+    });
+    req.write(Buffer.alloc(1000, 1));
+    await firstChunk; // the handler has bytes while the request is still open
+    req.end(Buffer.alloc(2000, 2));
+    expect(JSON.parse(await answer)).toEqual({ bytes: 3000 });
+  });
+
+  it("streams a response body out as the handler produces it", async () => {
+    const { port } = await serve(async () => {
+      let n = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          n += 1;
+          if (n > 3) controller.close();
+          else controller.enqueue(new TextEncoder().encode(`part${n};`));
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/plain" } });
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    expect(await response.text()).toBe("part1;part2;part3;");
+  });
+
+  it("passes method, URL, headers and the remote address, and keeps every Set-Cookie", async () => {
+    let seen: { method: string; url: string; custom: string | null; address: string | undefined } | undefined;
+    const { port, bridge } = await serve(async (request) => {
+      seen = {
+        method: request.method,
+        url: request.url,
+        custom: request.headers.get("x-custom"),
+        address: bridge.remoteAddress(request),
+      };
+      const headers = new Headers();
+      headers.append("set-cookie", "a=1");
+      headers.append("set-cookie", "b=2");
+      return new Response("ok", { headers });
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/a/b?c=d`, {
+      method: "PUT",
+      body: "x",
+      headers: { "x-custom": "yes" },
+    });
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(seen).toEqual({
+      method: "PUT",
+      url: `http://127.0.0.1:${port}/a/b?c=d`,
+      custom: "yes",
+      address: "127.0.0.1",
+    });
+  });
+
+  it("keeps a path that starts with two slashes a path", async () => {
+    let url = "";
+    const { port } = await serve(async (request) => {
+      url = request.url;
+      return new Response("ok");
+    });
+    await new Promise<void>((resolve, reject) => {
+      httpRequest({ host: "127.0.0.1", port, path: "//evil.example/x" }, (res) => {
+        res.resume();
+        res.on("end", resolve);
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(new URL(url).host).toBe(`127.0.0.1:${port}`);
+    expect(new URL(url).pathname).toBe("//evil.example/x");
+  });
+
+  it("drains a body the handler never read, so the connection serves the next request", async () => {
+    const { port } = await serve(
+      async (request) => new Response(`seen ${new URL(request.url).pathname}`, { status: 401 }),
+    );
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (path: string, body: Buffer) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path, agent }, (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    expect(await send("/first", Buffer.alloc(4 * 1024 * 1024))).toEqual({ status: 401, text: "seen /first" });
+    expect(await send("/second", Buffer.alloc(10))).toEqual({ status: 401, text: "seen /second" });
+    agent.destroy();
+  });
+
+  it("turns a handler that throws into a 500 in the spec's error shape and reports it", async () => {
+    const { port } = await serve(async () => {
+      throw new Error("boom");
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: expect.any(String), code: "INTERNAL_ERROR" });
+    expect(errors).toHaveLength(1);
+  });
+
+  it("sends no body for HEAD", async () => {
+    const { port } = await serve(async () => new Response("body", { headers: { "content-length": "4" } }));
+    const response = await fetch(`http://127.0.0.1:${port}/`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe("4");
+    expect(await response.text()).toBe("");
+  });
+});
