@@ -1,7 +1,14 @@
 import * as z from "zod";
 import type { Caller } from "./caller.js";
 import type { EngineContext } from "./deps.js";
-import { EngineError, forbidden, unauthorized, type ValidationDetails, validationError } from "./errors.js";
+import {
+  EngineError,
+  forbidden,
+  invalidField,
+  unauthorized,
+  type ValidationDetails,
+  validationError,
+} from "./errors.js";
 
 /** Who may call an operation: anyone, the site owner, or the internal admin. */
 export type Access = "public" | "owner" | "internal";
@@ -44,6 +51,8 @@ export async function execute<Input extends z.ZodType, Output>(
   caller: Caller,
 ): Promise<Output> {
   checkAccess(operation.access, caller);
+  const nulField = findNulCharacter(rawInput);
+  if (nulField !== null) throw invalidField(nulField || "input", "Text may not contain NUL characters");
   const parsed = operation.input.safeParse(rawInput ?? {});
   if (!parsed.success) {
     const details = z.flattenError(parsed.error) as ValidationDetails;
@@ -71,6 +80,21 @@ function summarize(details: {
   return ["Invalid input", ...details.formErrors, ...fields]
     .join("; ")
     .replace("Invalid input; ", "Invalid input: ");
+}
+
+/**
+ * The path of the first string holding U+0000, or null. PostgreSQL cannot store NUL in text, so it
+ * is refused on every surface alike instead of failing in the driver.
+ */
+function findNulCharacter(value: unknown, path = "", depth = 0): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (typeof value !== "object" || value === null || depth > 32) return null;
+  if (value instanceof ReadableStream || value instanceof Uint8Array) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = findNulCharacter(item, path === "" ? key : `${path}.${key}`, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /** True for errors the engine raised on purpose (as opposed to bugs). */

@@ -266,3 +266,17 @@ describe("posts.create", () => {
     expect(post).not.toHaveProperty("whatever");
   });
 });
+
+describe("text the database cannot store", () => {
+  it("answers 400 for NUL characters in any field", async () => {
+    const err = await engine.posts.create({ format: "note", title: "a\u0000b" }).catch((e) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err.code).toBe("VALIDATION_ERROR");
+    expect(err.details.fieldErrors).toHaveProperty("title");
+    const nested = await engine.posts
+      .create({ format: "note", attachments: [{ type: "text", content: "x\u0000" }] })
+      .catch((e) => e.code);
+    expect(nested).toBe("VALIDATION_ERROR");
+    expect((await engine.posts.list({})).posts).toEqual([]);
+  });
+});
