@@ -1,0 +1,32 @@
+import type { Root, RootContent } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import { invalidField } from "../errors.js";
+import { maxNesting } from "./editor-doc.js";
+import { resolveReferences } from "./resolve-references.js";
+import { stripRawHtml } from "./strip-raw-html.js";
+
+/**
+ * Parses Markdown (CommonMark with GFM tables, strikethrough and autolinks) into mdast without raw
+ * HTML or references, and with `<!--more-->` as a `readMore` node. @see spec § Body formats
+ */
+export function parseMarkdown(markdown: string): Root {
+  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  if (nesting(tree) > maxNesting) throw invalidField("bodyMarkdown", "is nested too deeply");
+  resolveReferences(tree);
+  stripRawHtml(tree);
+  return tree;
+}
+
+/** How deep the tree goes, measured without recursion so a hostile input cannot exhaust the stack. */
+function nesting(tree: Root): number {
+  let deepest = 0;
+  const pending: Array<[RootContent, number]> = tree.children.map((child) => [child, 1]);
+  for (let entry = pending.pop(); entry; entry = pending.pop()) {
+    const [node, depth] = entry;
+    deepest = Math.max(deepest, depth);
+    if ("children" in node) for (const child of node.children) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
