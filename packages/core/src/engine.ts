@@ -10,6 +10,7 @@ import { execute, type Operation, type OperationInput, type OperationOutput } fr
 import { postOperations, publicPostOperations } from "./posts/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
+import { publicThreadOperations, threadOperations } from "./threads/index.js";
 
 /** Every operation, grouped as the in-process API exposes them (`engine.posts.create`). */
 export const operationGroups = {
@@ -17,6 +18,8 @@ export const operationGroups = {
   publicPosts: publicPostOperations,
   attachments: { getContent: getAttachmentContent },
   tokens: tokenOperations,
+  threads: threadOperations,
+  publicThreads: publicThreadOperations,
 };
 
 type Groups = typeof operationGroups;

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as initial from "./001-initial.js";
+import * as threads from "./002-threads.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -7,4 +8,5 @@ import * as initial from "./001-initial.js";
  */
 export const migrations: Record<string, Migration> = {
   "001-initial": initial,
+  "002-threads": threads,
 };

@@ -1,0 +1,30 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.js";
+import { notFound } from "../errors.js";
+import { findPost, type PostRow, selectPosts } from "../posts/post-query.js";
+import { findRoot } from "./thread-rows.js";
+
+/** The root of the Thread a post (root or reply) belongs to, any status or visibility; 404 when absent. */
+export async function findOwnerThread(db: Kysely<Database>, postId: string): Promise<PostRow> {
+  const named = await findPost(db, postId);
+  const root = named && (named.id === named.thread_id ? named : await findRoot(db, named.thread_id));
+  if (!root) throw notFound("post", postId);
+  return root;
+}
+
+/**
+ * The root of the Thread a published post names by slug, for readers: a draft post, or any post
+ * of a draft or private Thread, is a 404; a latest-hidden Thread is readable.
+ * @see spec § States (visibility read rules)
+ */
+export async function findPublicThread(db: Kysely<Database>, slug: string): Promise<PostRow> {
+  const named = await selectPosts(db)
+    .where("p.slug", "=", slug)
+    .where("p.status", "=", "published")
+    .where("r.status", "=", "published")
+    .where("r.visibility", "<>", "private")
+    .executeTakeFirst();
+  const root = named && (named.id === named.thread_id ? named : await findRoot(db, named.thread_id));
+  if (!root) throw notFound("post", slug);
+  return root;
+}

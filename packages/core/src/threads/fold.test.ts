@@ -1,0 +1,147 @@
+import type { KyselyPlugin } from "kysely";
+import { beforeEach, describe, expect, it } from "vitest";
+import { publicCaller } from "../caller.js";
+import { createEngine, type Engine } from "../engine.js";
+import { useTestSite } from "./test-support.js";
+
+const T = 1_700_000_000;
+
+const site = useTestSite({ now: T });
+let engine: Engine;
+let clock: (typeof site)["clock"];
+beforeEach(() => {
+  ({ engine, clock } = site);
+});
+
+/** A published root with `n` published replies, one second apart; returns the root and replies. */
+async function threadWith(n: number, title = `thread-${n}`) {
+  const root = await engine.posts.create({ format: "note", title });
+  const replies = [];
+  for (let i = 0; i < n; i++) {
+    clock.advance(1);
+    replies.push(
+      await engine.posts.create({ format: "note", bodyMarkdown: `${title} reply ${i}`, replyToId: root.id }),
+    );
+  }
+  return { root, replies };
+}
+
+describe("fold (spec § Fold)", () => {
+  it("keeps the first 2 and last 3 published replies and counts the rest", async () => {
+    const expected: Record<number, [number, number, number]> = {
+      0: [0, 0, 0],
+      1: [1, 0, 0],
+      2: [2, 0, 0],
+      3: [2, 1, 0],
+      5: [2, 3, 0],
+      6: [2, 3, 1],
+      9: [2, 3, 4],
+    };
+    for (const [count, [leading, trailing, hidden]] of Object.entries(expected)) {
+      const { root, replies } = await threadWith(Number(count));
+      const thread = await engine.threads.get({ id: root.id, include: "fold" });
+      const fold = thread.fold;
+      expect(
+        fold?.leading.map((p) => p.id),
+        `${count} replies`,
+      ).toEqual(replies.slice(0, leading).map((p) => p.id));
+      expect(fold?.trailing.map((p) => p.id)).toEqual(
+        replies.slice(replies.length - trailing).map((p) => p.id),
+      );
+      expect(fold?.hidden).toBe(hidden);
+      expect(1 + leading + trailing + hidden).toBe(thread.postCount);
+      if (hidden === 0) expect(fold?.gap).toBeNull();
+      else {
+        expect(fold?.gap).toEqual({ id: replies[2]?.id, slug: replies[2]?.slug, cursor: expect.any(String) });
+      }
+    }
+  });
+
+  it("shows published replies only, quiet ones included, on both views", async () => {
+    const { root, replies } = await threadWith(2);
+    clock.advance(1);
+    await engine.posts.create({ format: "note", bodyMarkdown: "draft", replyToId: root.id, status: "draft" });
+    clock.advance(1);
+    const quiet = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "q",
+      replyToId: root.id,
+      quietReply: true,
+    });
+    const owner = await engine.threads.get({ id: root.id, fold: true });
+    const reader = await engine.publicThreads.get({ slug: root.slug, fold: true }, publicCaller);
+    for (const thread of [owner, reader]) {
+      expect(thread.fold?.leading.map((p) => p.id)).toEqual(replies.map((p) => p.id));
+      expect(thread.fold?.trailing.map((p) => p.id)).toEqual([quiet.id]);
+      expect(thread.fold?.hidden).toBe(0);
+      expect(thread.postCount).toBe(4);
+    }
+    expect(owner.fold?.trailing[0]).toMatchObject({ quietReply: true, status: "published" });
+    expect(owner.fold?.trailing[0]).toHaveProperty("body");
+    expect(reader.fold?.trailing[0]).toMatchObject({ permalink: `/${quiet.slug}` });
+    expect(reader.fold?.trailing[0]).not.toHaveProperty("body");
+  });
+
+  it("gap.cursor with limit=hidden loads exactly the hidden replies, on both surfaces", async () => {
+    const { root, replies } = await threadWith(12);
+    const owner = await engine.threads.get({ id: root.id, include: "fold" });
+    const hidden = owner.fold?.hidden as number;
+    expect(hidden).toBe(7);
+    const expected = replies.slice(2, 9).map((p) => p.id);
+    const ownerPage = await engine.threads.listPosts({
+      id: root.id,
+      cursor: owner.fold?.gap?.cursor,
+      limit: hidden,
+    });
+    expect(ownerPage.posts.map((p) => p.id)).toEqual(expected);
+
+    const reader = await engine.publicThreads.get({ slug: root.slug, include: "fold" }, publicCaller);
+    expect(reader.fold?.gap).toEqual({
+      id: replies[2]?.id,
+      slug: replies[2]?.slug,
+      cursor: owner.fold?.gap?.cursor,
+      permalink: `/${replies[2]?.slug}`,
+    });
+    const readerPage = await engine.publicThreads.listPosts(
+      { slug: root.slug, cursor: reader.fold?.gap?.cursor, limit: String(hidden) } as never,
+      publicCaller,
+    );
+    expect(readerPage.posts.map((p) => p.id)).toEqual(expected);
+  });
+
+  it("holds for every Thread of a list page, read in a fixed number of queries", async () => {
+    const small = await threadWith(7, "small");
+    let queries = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      // Called once per executed statement (subqueries are part of their statement).
+      transformResult: async (args) => {
+        queries += 1;
+        return args.result;
+      },
+    };
+    const counted = createEngine({ ...engine.context, db: engine.context.db.withPlugin(counter) });
+    const readPage = async () => {
+      queries = 0;
+      const page = await counted.publicThreads.list({ include: "fold", limit: 100 }, publicCaller);
+      return { page, queries };
+    };
+    const few = await readPage();
+    for (let i = 0; i < 12; i++) await threadWith(i % 8, `more-${i}`);
+    await engine.posts.update({ id: small.root.id, pinned: true });
+    const many = await readPage();
+    expect(many.page.threads).toHaveLength(13);
+    expect(many.queries).toBe(few.queries);
+    expect(many.queries).toBeLessThanOrEqual(4);
+    for (const thread of many.page.threads) {
+      const fold = thread.fold;
+      expect(fold).toBeDefined();
+      if (!fold) continue;
+      expect(1 + fold.leading.length + fold.trailing.length + fold.hidden).toBe(thread.postCount);
+      const all = await engine.publicThreads.listPosts({ slug: thread.root.slug }, publicCaller);
+      const replyIds = all.posts.slice(1).map((p) => p.id);
+      expect(fold.leading.map((p) => p.id)).toEqual(replyIds.slice(0, fold.leading.length));
+      expect(fold.trailing.map((p) => p.id)).toEqual(replyIds.slice(replyIds.length - fold.trailing.length));
+    }
+  });
+});

@@ -1,0 +1,22 @@
+import { defineOperation } from "../operation.js";
+import { findPublicThread } from "./find-thread.js";
+import { getPublicThreadInput, wantsFold } from "./thread-schemas.js";
+import { type PublicThreadView, toThreadViews } from "./thread-view.js";
+
+/**
+ * The Thread of a published post named by slug (root or reply), in the reading view; 404 for a
+ * draft or private one, latest-hidden Threads included. @see spec § Threads
+ */
+export const getPublicThread = defineOperation({
+  id: "publicThreads.get",
+  access: "public",
+  input: getPublicThreadInput,
+  run: async (ctx, input): Promise<PublicThreadView> => {
+    const root = await findPublicThread(ctx.db, input.slug);
+    const [thread] = await toThreadViews(ctx, [root], "reading", {
+      fold: wantsFold(input),
+      content: input.content,
+    });
+    return thread as PublicThreadView;
+  },
+});

@@ -1,0 +1,19 @@
+import { defineOperation } from "../operation.js";
+import { findOwnerThread } from "./find-thread.js";
+import { getThreadInput, wantsFold } from "./thread-schemas.js";
+import { type OwnerThreadView, toThreadViews } from "./thread-view.js";
+
+/** The Thread of a post (root or reply), drafts and private Threads included. @see spec § Threads */
+export const getThread = defineOperation({
+  id: "threads.get",
+  access: "owner",
+  input: getThreadInput,
+  run: async (ctx, input): Promise<OwnerThreadView> => {
+    const root = await findOwnerThread(ctx.db, input.id);
+    const [thread] = await toThreadViews(ctx, [root], "editing", {
+      fold: wantsFold(input),
+      content: input.content,
+    });
+    return thread as OwnerThreadView;
+  },
+});

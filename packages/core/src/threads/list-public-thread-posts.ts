@@ -1,0 +1,19 @@
+import { defineOperation } from "../operation.js";
+import { findPublicThread } from "./find-thread.js";
+import { readThreadPosts } from "./thread-posts.js";
+import { listPublicThreadPostsInput } from "./thread-schemas.js";
+
+/**
+ * A readable Thread's published posts in Thread order, reading view; 404 for a draft or private
+ * Thread. @see spec § Threads
+ */
+export const listPublicThreadPosts = defineOperation({
+  id: "publicThreads.listPosts",
+  access: "public",
+  input: listPublicThreadPostsInput,
+  run: async (ctx, input) =>
+    readThreadPosts(ctx, await findPublicThread(ctx.db, input.slug), "reading", {
+      ...input,
+      status: "published",
+    }),
+});

@@ -1,0 +1,24 @@
+import { defineOperation } from "../operation.js";
+import { listRoots } from "./list-roots.js";
+import { resolveListQuery } from "./thread-filter.js";
+import { asRootRow } from "./thread-rows.js";
+import { listPublicThreadsInput, wantsFold } from "./thread-schemas.js";
+import { type PublicThreadView, toThreadViews } from "./thread-view.js";
+
+/**
+ * The reader's Thread list: published, non-private roots in the reading view. Unfiltered it is
+ * the homepage: `public` Threads only, pinned on top. @see spec § Threads
+ */
+export const listPublicThreads = defineOperation({
+  id: "publicThreads.list",
+  access: "public",
+  input: listPublicThreadsInput,
+  run: async (ctx, input): Promise<{ threads: PublicThreadView[]; nextCursor: string | null }> => {
+    const page = await listRoots(ctx.db, resolveListQuery(input, "public", ctx.config), input);
+    const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "reading", {
+      fold: wantsFold(input),
+      content: input.content,
+    });
+    return { threads, nextCursor: page.nextCursor };
+  },
+});

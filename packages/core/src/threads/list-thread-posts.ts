@@ -1,0 +1,15 @@
+import { defineOperation } from "../operation.js";
+import { findOwnerThread } from "./find-thread.js";
+import { readThreadPosts } from "./thread-posts.js";
+import { listThreadPostsInput } from "./thread-schemas.js";
+
+/**
+ * A Thread's posts in Thread order, editing view; `status` picks published (default) or draft
+ * posts. `cursor` takes a `nextCursor` or a fold's `gap.cursor`. @see spec § Threads
+ */
+export const listThreadPosts = defineOperation({
+  id: "threads.listPosts",
+  access: "owner",
+  input: listThreadPostsInput,
+  run: async (ctx, input) => readThreadPosts(ctx, await findOwnerThread(ctx.db, input.id), "editing", input),
+});

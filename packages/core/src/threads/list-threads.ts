@@ -1,0 +1,24 @@
+import { defineOperation } from "../operation.js";
+import { listRoots } from "./list-roots.js";
+import { resolveListQuery } from "./thread-filter.js";
+import { asRootRow } from "./thread-rows.js";
+import { listThreadsInput, wantsFold } from "./thread-schemas.js";
+import { type OwnerThreadView, toThreadViews } from "./thread-view.js";
+
+/**
+ * The author's Thread list: roots of every visibility (unless filtered) in the editing view,
+ * published by default, drafts with `status=draft`. @see spec § Threads
+ */
+export const listThreads = defineOperation({
+  id: "threads.list",
+  access: "owner",
+  input: listThreadsInput,
+  run: async (ctx, input): Promise<{ threads: OwnerThreadView[]; nextCursor: string | null }> => {
+    const page = await listRoots(ctx.db, resolveListQuery(input, "owner", ctx.config), input);
+    const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "editing", {
+      fold: wantsFold(input),
+      content: input.content,
+    });
+    return { threads, nextCursor: page.nextCursor };
+  },
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import type { Engine } from "../engine.js";
+import { EngineError } from "../errors.js";
+import { createTestEngine } from "../testing/test-engine.js";
+
+/** The error code a call fails with, or "OK". Test support only. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  return "OK";
+}
+
+/** Follows `nextCursor` to the end of a list; returns every page. Test support only. */
+export async function walkPages<Page extends { nextCursor: string | null }>(
+  read: (cursor: string | undefined) => Promise<Page>,
+  maxPages = 1000,
+): Promise<Page[]> {
+  const pages: Page[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await read(cursor);
+    pages.push(page);
+    cursor = page.nextCursor ?? undefined;
+    if (pages.length > maxPages) throw new Error("walk did not end");
+  } while (cursor);
+  return pages;
+}
+
+/**
+ * One engine per test file, emptied before each test: a fresh database per test costs a migration
+ * each time (and on a shared PostgreSQL server, every migration is a chance to race another
+ * suite's schema drop in Kysely's table introspection). Test support only.
+ */
+export function useTestSite(options: { now: number }): {
+  readonly engine: Engine;
+  readonly clock: TestClock;
+} {
+  let current: Awaited<ReturnType<typeof createTestEngine>> | undefined;
+  beforeAll(async () => {
+    current = await createTestEngine({ now: options.now });
+  });
+  afterAll(() => current?.cleanup());
+  beforeEach(async () => {
+    if (!current) return;
+    const { db } = current.engine.context;
+    for (const table of ["media", "posts", "custom_urls", "site_addresses"] as const)
+      await db.deleteFrom(table).execute();
+    current.clock.set(options.now);
+  });
+  return {
+    get engine() {
+      return (current as NonNullable<typeof current>).engine;
+    },
+    get clock() {
+      return (current as NonNullable<typeof current>).clock;
+    },
+  };
+}
+
+type TestClock = Awaited<ReturnType<typeof createTestEngine>>["clock"];

@@ -1,0 +1,68 @@
+import { sql } from "kysely";
+import { loadAttachments } from "../attachments/load-attachments.js";
+import type { EngineContext } from "../deps.js";
+import type { PostRow } from "../posts/post-query.js";
+import {
+  type PostView,
+  type PublicPostView,
+  toPostView,
+  toPublicPostView,
+  type ViewOptions,
+} from "../posts/post-view.js";
+import { decodeThreadPostsCursor, threadPostsCursor } from "./thread-posts-cursor.js";
+import { asReplyRow } from "./thread-rows.js";
+import type { PostViewKind } from "./thread-view.js";
+
+/** Options of one page of a Thread's posts. */
+export interface ThreadPostsOptions extends ViewOptions {
+  status: "published" | "draft";
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/**
+ * One page of a Thread's posts in Thread order: the root first, then replies by createdAt then ID
+ * (keyset on `(thread_id, created_at, id)`). A reply created during a walk sorts last, so the walk
+ * reaches it. @see spec § Threads (posts), § Pagination
+ */
+export async function readThreadPosts<Kind extends PostViewKind>(
+  ctx: EngineContext,
+  root: PostRow,
+  kind: Kind,
+  options: ThreadPostsOptions,
+): Promise<{ posts: (Kind extends "editing" ? PostView : PublicPostView)[]; nextCursor: string | null }> {
+  const position = options.cursor ? decodeThreadPostsCursor(options.cursor) : undefined;
+  const withRoot = position === undefined && root.status === options.status;
+  const wanted = options.limit - (withRoot ? 1 : 0);
+  let replies = ctx.db
+    .selectFrom("posts as p")
+    .selectAll("p")
+    .where("p.thread_id", "=", root.id)
+    .where("p.reply_to_id", "is not", null)
+    .where("p.status", "=", options.status);
+  if (position?.after === "reply") {
+    replies = replies.where(
+      (eb) =>
+        sql<boolean>`(${eb.ref("p.created_at")}, ${eb.ref("p.id")}) > (${position.createdAt}, ${position.id})`,
+    );
+  }
+  const found = await replies
+    .orderBy("p.created_at", "asc")
+    .orderBy("p.id", "asc")
+    .limit(wanted + 1)
+    .execute();
+  const rows = [...(withRoot ? [root] : []), ...found.slice(0, wanted).map((row) => asReplyRow(row, root))];
+  const last = rows.at(-1);
+  const nextCursor = found.length > wanted && last ? threadPostsCursor(last) : null;
+  const attachments = await loadAttachments(
+    ctx.db,
+    rows.map((row) => row.id),
+  );
+  const posts = rows.map((row) => {
+    const media = attachments.get(row.id) ?? [];
+    return kind === "editing"
+      ? toPostView(ctx, row, media, options)
+      : toPublicPostView(ctx, row, media, options);
+  });
+  return { posts: posts as (Kind extends "editing" ? PostView : PublicPostView)[], nextCursor };
+}

@@ -1,0 +1,44 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Database, PostsTable } from "../db/schema.js";
+import type { PostRow } from "../posts/post-query.js";
+
+/** A post row as stored. */
+export type StoredPost = Selectable<PostsTable>;
+
+/**
+ * Roots only, aliased `r`. A root is the one post of a Thread without a parent
+ * (`reply_to_id is null`), the predicate every Thread index is partial on.
+ */
+export function selectRoots(db: Kysely<Database>) {
+  return db.selectFrom("posts as r").selectAll("r").where("r.reply_to_id", "is", null);
+}
+
+/** A root row as a {@link PostRow}: a root's Thread values are its own. */
+export function asRootRow(row: StoredPost): PostRow {
+  return {
+    ...row,
+    root_visibility: row.visibility,
+    root_status: row.status,
+    root_post_count: row.thread_post_count,
+    root_last_activity_at: row.last_activity_at,
+    root_thread_updated_at: row.thread_updated_at,
+  };
+}
+
+/** A reply row as a {@link PostRow}, its Thread values read from the root already in hand. */
+export function asReplyRow(row: StoredPost, root: PostRow): PostRow {
+  return {
+    ...row,
+    root_visibility: root.root_visibility,
+    root_status: root.root_status,
+    root_post_count: root.root_post_count,
+    root_last_activity_at: root.root_last_activity_at,
+    root_thread_updated_at: root.root_thread_updated_at,
+  };
+}
+
+/** The root of a Thread by its ID, or undefined. */
+export async function findRoot(db: Kysely<Database>, threadId: string): Promise<PostRow | undefined> {
+  const row = await selectRoots(db).where("r.id", "=", threadId).executeTakeFirst();
+  return row && asRootRow(row);
+}

@@ -1,0 +1,110 @@
+import { loadAttachments } from "../attachments/load-attachments.js";
+import type { EngineContext } from "../deps.js";
+import type { PostRow } from "../posts/post-query.js";
+import {
+  type PostView,
+  type PublicPostView,
+  permalinkOf,
+  toPostView,
+  toPublicPostView,
+  type ViewOptions,
+} from "../posts/post-view.js";
+import { type FoldRows, loadFolds } from "./fold.js";
+import { threadPostsCursor } from "./thread-posts-cursor.js";
+
+/** Which view of posts a read returns: editing (`/api/threads`) or reading (`/api/public/threads`). */
+export type PostViewKind = "editing" | "reading";
+
+/** The first reply a fold leaves out. `permalink` only on the public endpoint. @see spec § Fold */
+export interface GapView {
+  id: string;
+  slug: string;
+  cursor: string;
+  permalink?: string;
+}
+
+/** The replies shown under a Thread. @see spec § Fold */
+export interface FoldView<Post> {
+  leading: Post[];
+  hidden: number;
+  gap: GapView | null;
+  trailing: Post[];
+}
+
+/** A Thread. @see spec § Thread */
+export interface ThreadView<Post> {
+  id: string;
+  postCount: number;
+  lastActivityAt: number;
+  threadUpdatedAt: number;
+  root: Post;
+  fold?: FoldView<Post>;
+}
+
+/** A Thread in the editing view. */
+export type OwnerThreadView = ThreadView<PostView>;
+/** A Thread in the reading view. */
+export type PublicThreadView = ThreadView<PublicPostView>;
+
+/** Options of a Thread read. */
+export interface ThreadReadOptions extends ViewOptions {
+  fold: boolean;
+}
+
+/**
+ * The Thread objects of a page of roots: at most three queries whatever the page size (the folds,
+ * then every attachment of every post shown).
+ */
+export async function toThreadViews<Kind extends PostViewKind>(
+  ctx: EngineContext,
+  roots: PostRow[],
+  kind: Kind,
+  options: ThreadReadOptions,
+): Promise<ThreadView<Kind extends "editing" ? PostView : PublicPostView>[]> {
+  const folds = options.fold ? await loadFolds(ctx.db, roots) : undefined;
+  const shown = roots.flatMap((root) => {
+    const fold = folds?.get(root.id);
+    return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
+  });
+  const attachments = await loadAttachments(
+    ctx.db,
+    shown.map((row) => row.id),
+  );
+  const view = (row: PostRow) => {
+    const media = attachments.get(row.id) ?? [];
+    return kind === "editing"
+      ? toPostView(ctx, row, media, options)
+      : toPublicPostView(ctx, row, media, options);
+  };
+  return roots.map((root) => {
+    const thread: ThreadView<PostView | PublicPostView> = {
+      id: root.id,
+      postCount: root.thread_post_count,
+      lastActivityAt: root.last_activity_at,
+      threadUpdatedAt: root.thread_updated_at,
+      root: view(root),
+    };
+    const fold = folds?.get(root.id);
+    if (fold) thread.fold = toFoldView(ctx, fold, kind, view);
+    return thread as ThreadView<Kind extends "editing" ? PostView : PublicPostView>;
+  });
+}
+
+function toFoldView<Post>(
+  ctx: EngineContext,
+  fold: FoldRows,
+  kind: PostViewKind,
+  view: (row: PostRow) => Post,
+): FoldView<Post> {
+  const lastLeading = fold.leading.at(-1);
+  const gap: GapView | null =
+    fold.gap && lastLeading
+      ? {
+          id: fold.gap.id,
+          slug: fold.gap.slug,
+          cursor: threadPostsCursor(lastLeading),
+          ...(kind === "reading" ? { permalink: permalinkOf(ctx, fold.gap) } : {}),
+        }
+      : null;
+  return { leading: fold.leading.map(view), hidden: fold.hidden, gap, trailing: fold.trailing.map(view) };
+}
