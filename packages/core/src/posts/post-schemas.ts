@@ -57,12 +57,15 @@ const collectionEntry = z.object({
   pinnedAt: unixSeconds.nullable().optional(),
 });
 
+/** Longest accepted `body` or `bodyMarkdown`, in characters (docs/posts.md). */
+export const maxBodyLength = 1_000_000;
+
 /** Fields shared by create and update. @see spec § POST /api/posts */
 const postFields = {
   title: z.string().max(300).nullable().optional(),
   sourceName: z.string().max(300).nullable().optional(),
-  body: z.string().nullable().optional(),
-  bodyMarkdown: z.string().nullable().optional(),
+  body: z.string().max(maxBodyLength).nullable().optional(),
+  bodyMarkdown: z.string().max(maxBodyLength).nullable().optional(),
   slug: z.string().max(200).optional(),
   status: postStatus.optional(),
   visibility: postVisibility.optional(),

@@ -12,11 +12,22 @@ import { stripRawHtml } from "./strip-raw-html.js";
  * HTML or references, and with `<!--more-->` as a `readMore` node. @see spec § Body formats
  */
 export function parseMarkdown(markdown: string): Root {
+  if (stacksTooManyContainers(markdown)) throw invalidField("bodyMarkdown", "is nested too deeply");
   const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   if (nesting(tree) > maxNesting) throw invalidField("bodyMarkdown", "is nested too deeply");
   resolveReferences(tree);
   stripRawHtml(tree);
   return tree;
+}
+
+const stackedContainers = /^(?:[ \t]{0,3}(?:[-*+>]|\d{1,9}[.)])[ \t]*){100}/m;
+
+/**
+ * True when a line opens 100 or more nested containers (`- - - …`, `> > > …`). The parser's cost
+ * grows with the square of such nesting, so it is refused before parsing.
+ */
+function stacksTooManyContainers(markdown: string): boolean {
+  return stackedContainers.test(markdown);
 }
 
 /** How deep the tree goes, measured without recursion so a hostile input cannot exhaust the stack. */
