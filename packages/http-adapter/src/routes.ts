@@ -30,4 +30,16 @@ export const routes: Route[] = [
     status: 201,
   },
   { method: "DELETE", path: "/api/internal/tokens/:id", operation: "tokens.revoke", input: "none", surface: "internal" },
+  { method: "GET", path: "/api/threads", operation: "threads.list", input: "query", surface: "owner" },
+  { method: "GET", path: "/api/threads/:id", operation: "threads.get", input: "query", surface: "owner" },
+  { method: "GET", path: "/api/threads/:id/posts", operation: "threads.listPosts", input: "query", surface: "owner" },
+  { method: "GET", path: "/api/public/threads", operation: "publicThreads.list", input: "query", surface: "public" },
+  { method: "GET", path: "/api/public/threads/:slug", operation: "publicThreads.get", input: "query", surface: "public" },
+  {
+    method: "GET",
+    path: "/api/public/threads/:slug/posts",
+    operation: "publicThreads.listPosts",
+    input: "query",
+    surface: "public",
+  },
 ];
