@@ -31,6 +31,10 @@ export interface EngineConfig {
   timeZone: string;
   /** Largest accepted upload in bytes (`UPLOAD_MAX_FILE_SIZE_MB`). */
   uploadMaxBytes: number;
+  /** Declared sizes above this get the `multipartRelay` transport when the storage has multipart. */
+  uploadMultipartThreshold: number;
+  /** Part size of a `multipartRelay` (raised when a file would need more than 10,000 parts). */
+  uploadPartSize: number;
 }
 
 /** The SQL dialect behind the injected Kysely instance. */

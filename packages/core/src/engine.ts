@@ -6,11 +6,13 @@ import { ownerCaller } from "./caller.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger } from "./deps.js";
+import { mediaOperations } from "./media/index.js";
 import { execute, type Operation, type OperationInput, type OperationOutput } from "./operation.js";
 import { postOperations, publicPostOperations } from "./posts/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
 import { publicThreadOperations, threadOperations } from "./threads/index.js";
+import { cleanupExpiredUploads, type UploadCleanup, uploadOperations } from "./uploads/index.js";
 
 /** Every operation, grouped as the in-process API exposes them (`engine.posts.create`). */
 export const operationGroups = {
@@ -20,6 +22,8 @@ export const operationGroups = {
   tokens: tokenOperations,
   threads: threadOperations,
   publicThreads: publicThreadOperations,
+  media: mediaOperations,
+  uploads: uploadOperations,
 };
 
 type Groups = typeof operationGroups;
@@ -46,12 +50,16 @@ export type Engine = EngineApi & {
   verifyApiToken(token: string): Promise<Caller | null>;
   /** Closes the database. */
   close(): Promise<void>;
+  /** Expires stale upload sessions and deletes their bytes; run it now and then (docs/media.md § Cleanup). */
+  cleanupExpiredUploads(): Promise<UploadCleanup>;
 };
 
 const defaultConfig: EngineConfig = {
   sitePathPrefix: "",
   timeZone: "UTC",
   uploadMaxBytes: 1024 * 1024 * 1024,
+  uploadMultipartThreshold: 64 * 1024 * 1024,
+  uploadPartSize: 50 * 1024 * 1024,
 };
 
 /**
@@ -98,6 +106,7 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     verifyApiToken: (token) => verifyApiToken(context, token),
     close: () => context.db.destroy(),
+    cleanupExpiredUploads: () => cleanupExpiredUploads(context),
   };
 }
 

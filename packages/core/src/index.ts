@@ -19,6 +19,7 @@ export {
   toErrorBody,
   type ValidationDetails,
 } from "./errors.js";
+export type { MediaRecord } from "./media/index.js";
 export { type Access, defineOperation, type Operation, type OperationContext } from "./operation.js";
 export type { PostView, PublicPostView } from "./posts/post-view.js";
 export { type RenderedBody, renderEditorDoc, renderMarkdown } from "./render/index.js";
@@ -35,3 +36,4 @@ export type {
   StoredObject,
 } from "./storage.js";
 export { StorageLimitError } from "./storage.js";
+export type { UploadCleanup, UploadFormPart, UploadTransport } from "./uploads/index.js";

@@ -110,6 +110,38 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+/** A resumable upload: `open` until completed, aborted or expired. @see spec § Upload session */
+export interface UploadSessionsTable {
+  id: string;
+  state: string;
+  transport: string;
+  filename: string;
+  mime_type: string;
+  media_kind: string;
+  size: number;
+  /** Base64 SHA-256 the client declared, verified before the media record exists. */
+  checksum_sha256: string | null;
+  /** The media record's ID, fixed at init so the storage key is known up front. */
+  media_id: string;
+  storage_key: string;
+  poster_key: string | null;
+  multipart_upload_id: string | null;
+  part_size: number | null;
+  /** Relay only: bytes of the body stored so far (null until a body arrived whole). */
+  received_size: number | null;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+}
+
+/** A part a multipart relay has stored, with the ETag the store gave it. */
+export interface UploadPartsTable {
+  session_id: string;
+  part_number: number;
+  etag: string;
+  size: number;
+}
+
 /** Every table the engine reads and writes. */
 export interface Database {
   posts: PostsTable;
@@ -118,4 +150,6 @@ export interface Database {
   custom_urls: CustomUrlsTable;
   api_tokens: ApiTokensTable;
   settings: SettingsTable;
+  upload_sessions: UploadSessionsTable;
+  upload_parts: UploadPartsTable;
 }

@@ -1,6 +1,7 @@
 import type { Migration } from "kysely";
 import * as initial from "./001-initial.js";
 import * as threads from "./002-threads.js";
+import * as uploads from "./003-uploads.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -9,4 +10,5 @@ import * as threads from "./002-threads.js";
 export const migrations: Record<string, Migration> = {
   "001-initial": initial,
   "002-threads": threads,
+  "003-uploads": uploads,
 };

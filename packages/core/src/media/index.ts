@@ -1,0 +1,16 @@
+import { deleteMedia } from "./delete-media.js";
+import { getMedia } from "./get-media.js";
+import { listMedia } from "./list-media.js";
+import { updateMedia } from "./update-media.js";
+import { uploadMedia } from "./upload-media.js";
+
+/** The media operations. @see spec § Media, § POST /api/upload */
+export const mediaOperations = {
+  list: listMedia,
+  get: getMedia,
+  update: updateMedia,
+  delete: deleteMedia,
+  upload: uploadMedia,
+};
+
+export type { MediaRecord } from "./media-view.js";

@@ -1,0 +1,65 @@
+import { fileUrl, type MediaRow, textContentUrl } from "../attachments/attachment-view.js";
+import type { EngineContext } from "../deps.js";
+
+/** Fields every media record has. */
+interface MediaRecordBase {
+  id: string;
+  postId: string | null;
+  mediaKind: "image" | "video" | "audio" | "text" | "document";
+  mimeType: string;
+  originalName: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  durationSeconds: number | null;
+  alt: string | null;
+  blurhash: string | null;
+  waveform: string | null;
+  summary: string | null;
+  chars: number | null;
+  createdAt: number;
+  updatedAt: number;
+  url: string;
+}
+
+/** A media record. @see spec § Media record */
+export type MediaRecord =
+  | (MediaRecordBase & { type: "media"; previewUrl: string; posterUrl: string | null })
+  | (MediaRecordBase & { type: "text"; contentFormat: "markdown"; contentUrl: string });
+
+/**
+ * The media record of a row: an uploaded file (`media`, with `previewUrl` and `posterUrl`) or a
+ * text attachment (`text`, with `contentFormat` and `contentUrl`). No resized previews exist yet,
+ * so `previewUrl` is the file URL.
+ */
+export function toMediaRecord(ctx: EngineContext, row: MediaRow): MediaRecord {
+  const url = fileUrl(ctx, row);
+  const base: MediaRecordBase = {
+    id: row.id,
+    postId: row.post_id,
+    mediaKind: row.media_kind as MediaRecordBase["mediaKind"],
+    mimeType: row.mime_type,
+    originalName: row.original_name,
+    size: Number(row.size),
+    width: row.width,
+    height: row.height,
+    durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+    alt: row.alt,
+    blurhash: row.blurhash,
+    waveform: row.waveform,
+    summary: row.summary,
+    chars: row.chars,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    url,
+  };
+  if (row.type === "text") {
+    return { type: "text", ...base, contentFormat: "markdown", contentUrl: textContentUrl(ctx, row.id) };
+  }
+  return {
+    type: "media",
+    ...base,
+    previewUrl: row.preview_key && ctx.storage ? ctx.storage.url(row.preview_key) : url,
+    posterUrl: row.poster_key && ctx.storage ? ctx.storage.url(row.poster_key) : null,
+  };
+}

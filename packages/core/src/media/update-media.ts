@@ -1,0 +1,32 @@
+import * as z from "zod";
+import { normalizeAlt } from "../attachments/save-attachments.js";
+import { notFound } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import { typeId } from "../shared/type-id.js";
+import { requireStorage } from "../uploads/stored-file.js";
+import { toMediaRecord } from "./media-view.js";
+
+/**
+ * Sets a media item's alt text: trimmed, at most 500 characters; empty (or null) clears it, and the
+ * record then carries null. 200 with the media record. @see spec § PUT /api/media/:id
+ */
+export const updateMedia = defineOperation({
+  id: "media.update",
+  access: "owner",
+  input: z.object({ id: typeId("med"), alt: z.string().trim().max(500).nullable() }),
+  run: async (ctx, input) => {
+    requireStorage(ctx);
+    const result = await ctx.db
+      .updateTable("media")
+      .set({ alt: normalizeAlt(input.alt), updated_at: ctx.clock.now() })
+      .where("id", "=", input.id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw notFound("media", input.id);
+    const row = await ctx.db
+      .selectFrom("media")
+      .selectAll()
+      .where("id", "=", input.id)
+      .executeTakeFirstOrThrow();
+    return toMediaRecord(ctx, row);
+  },
+});

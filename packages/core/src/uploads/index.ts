@@ -1,0 +1,20 @@
+import { abortUpload } from "./abort-upload.js";
+import { completeUpload } from "./complete-upload.js";
+import { initUpload } from "./init-upload.js";
+import { putUploadBody } from "./put-upload-body.js";
+import { putUploadPart } from "./put-upload-part.js";
+import { putUploadPoster } from "./put-upload-poster.js";
+
+/** The upload session operations. @see spec § Uploads */
+export const uploadOperations = {
+  init: initUpload,
+  putBody: putUploadBody,
+  putPart: putUploadPart,
+  putPoster: putUploadPoster,
+  complete: completeUpload,
+  abort: abortUpload,
+};
+
+export { cleanupExpiredUploads, type UploadCleanup } from "./cleanup-expired-uploads.js";
+export type { UploadTransport } from "./init-upload.js";
+export type { UploadFormPart } from "./upload-form.js";
