@@ -1,6 +1,7 @@
 import { type Caller, type Engine, EngineError, publicCaller } from "@quire/core";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
+import { formInput, streamInput } from "./multipart-input.js";
 import type { HandlerOptions } from "./options.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch, type Surface } from "./router.js";
@@ -39,6 +40,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const caller = await callerFor(match.route.surface, request);
     const input = await readInput(match, url, request);
     const result = await engine.execute(match.route.operation, input, caller);
+    if (match.route.status === 204) return new Response(null, { status: 204 });
     return json(result, match.route.status ?? 200);
   }
 
@@ -80,6 +82,10 @@ async function readInput(match: RouteMatch, url: URL, request: Request): Promise
   const { input } = match.route;
   if (input === "query") return { ...firstValues(url.searchParams), ...match.params };
   if (input === "body") return { ...(await readJsonObject(request)), ...match.params };
+  if (input === "stream") {
+    return { ...firstValues(url.searchParams), ...streamInput(request), ...match.params };
+  }
+  if (input === "form") return { ...firstValues(url.searchParams), ...formInput(request), ...match.params };
   return { ...match.params };
 }
 

@@ -1,5 +1,9 @@
-/** Where a route's input comes from besides its path parameters. */
-export type InputSource = "query" | "body" | "none";
+/**
+ * Where a route's input comes from besides its path parameters: the query string, a JSON body,
+ * nothing, the raw body as a stream (`stream`: query plus `body`, `contentLength`, `contentType`),
+ * or a streamed `multipart/form-data` body (`form`: query plus `form`, its parts in order).
+ */
+export type InputSource = "query" | "body" | "none" | "stream" | "form";
 
 /** Which surface a route belongs to; it decides how the caller is resolved. */
 export type Surface = "owner" | "public" | "internal";
