@@ -3,11 +3,10 @@ import { createServer, type Server } from "node:http";
 import { isIPv6 } from "node:net";
 import path from "node:path";
 import { createEngine, type Engine, type Logger, openDatabase } from "@quire/core";
-import { createHandler } from "@quire/http-adapter";
+import { createFileHandler, createHandler } from "@quire/http-adapter";
 import { resolveAuthSecret } from "./auth-secret.js";
 import type { ServerConfig } from "./config.js";
 import type { Env } from "./env-values.js";
-import { createMediaHandler } from "./media-files.js";
 import { createNodeBridge } from "./node-bridge.js";
 import { createStorage, localMediaPath } from "./storage.js";
 
@@ -45,12 +44,15 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
     clientAddress: (request) => clientAddress(request),
     logger,
   });
-  const media =
-    config.storageDriver === "local"
-      ? createMediaHandler({ storage, basePath: localMediaPath(config) })
-      : undefined;
+  // Local files are served here; S3 and R2 objects are served by their own public URLs.
+  const mediaPrefix = `${localMediaPath(config)}/`;
+  const files =
+    config.storageDriver === "local" ? createFileHandler(storage, { prefix: mediaPrefix }) : undefined;
+  const route = (request: Request) =>
+    files && new URL(request.url).pathname.startsWith(mediaPrefix) ? files(request) : handler(request);
+  const cleanup = scheduleUploadCleanup(engine, logger);
   let closing = false;
-  const bridge = createNodeBridge(async (request) => (await media?.(request)) ?? handler(request), {
+  const bridge = createNodeBridge(route, {
     onError: (error) => logger.error("unexpected error", { error: describe(error) }),
     closing: () => closing,
   });
@@ -70,6 +72,7 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
     engine,
     async close(graceMs = 10_000) {
       closing = true;
+      clearInterval(cleanup);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -100,6 +103,17 @@ export async function openEngine(
       uploadMaxBytes: config.uploadMaxBytes,
     },
   });
+}
+
+/** Expired upload sessions and their bytes are removed every five minutes. @see docs/media.md */
+function scheduleUploadCleanup(engine: Engine, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    engine.cleanupExpiredUploads().catch((error: unknown) => {
+      logger.warn("upload cleanup failed", { error: describe(error) });
+    });
+  }, 5 * 60_000);
+  timer.unref();
+  return timer;
 }
 
 /** Behind a trusted proxy: the address the nearest proxy saw, the last `X-Forwarded-For` entry. */
