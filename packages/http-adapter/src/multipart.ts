@@ -232,8 +232,17 @@ class FormDataParser {
   }
 }
 
+/** Node's Buffer, when the runtime has one: its `indexOf` searches natively (and much faster). */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
 /** The first index of `pattern` in `bytes` at or after `from`, or -1. */
 export function indexOf(bytes: Uint8Array, pattern: Uint8Array, from: number): number {
+  if (!NodeBuffer) return searchBytes(bytes, pattern, from);
+  return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(pattern, from);
+}
+
+/** {@link indexOf} for runtimes without Buffer: a native scan for the first byte, then a compare. */
+export function searchBytes(bytes: Uint8Array, pattern: Uint8Array, from: number): number {
   const first = pattern[0] as number;
   const last = bytes.byteLength - pattern.byteLength;
   for (let at = bytes.indexOf(first, from); at !== -1 && at <= last; at = bytes.indexOf(first, at + 1)) {

@@ -301,6 +301,45 @@ describe("media attachments on posts", () => {
     expect((await site.call("GET", "/api/media")).body.media).toEqual([]);
   });
 
+  it("keeps the Thread list's media filter right as media come and go", async () => {
+    site = await createFsMediaSite();
+    const [image, video, doc] = [
+      await uploadMedia("image"),
+      await uploadMedia("video"),
+      await uploadMedia("document"),
+    ];
+    const root = await site.call("POST", "/api/posts", {
+      format: "note",
+      bodyMarkdown: "Root",
+      attachments: [{ type: "media", mediaId: video.id }],
+    });
+    await site.call("POST", "/api/posts", {
+      format: "note",
+      bodyMarkdown: "Other",
+      attachments: [
+        { type: "media", mediaId: image.id },
+        { type: "text", content: "Notes" },
+      ],
+    });
+    const ids = async (media: string) =>
+      (await site.call("GET", `/api/threads?media=${media}`)).body.threads.map((t: { id: string }) => t.id);
+    expect(await ids("video")).toEqual([root.body.id]);
+    expect((await ids("image,text")).length).toBe(1);
+    expect(await ids("document")).toEqual([]);
+    await site.call("PUT", `/api/posts/${root.body.id}`, {
+      attachments: [
+        { type: "media", mediaId: video.id },
+        { type: "media", mediaId: doc.id },
+      ],
+    });
+    expect(await ids("document")).toEqual([root.body.id]);
+    await site.call("DELETE", `/api/media/${video.id}`);
+    expect(await ids("video")).toEqual([]);
+    expect(await ids("document")).toEqual([root.body.id]);
+    await site.call("DELETE", `/api/media/${doc.id}`);
+    expect(await ids("none")).toContain(root.body.id);
+  });
+
   it("an attachment's view carries the media fields", async () => {
     site = await createFsMediaSite();
     const { body, contentType } = formBody([

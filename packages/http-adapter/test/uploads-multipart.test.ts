@@ -1,7 +1,13 @@
 import { EngineError } from "@quire/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type FormDataPart, formDataBoundary, indexOf, parseFormData } from "../src/multipart.js";
+import {
+  type FormDataPart,
+  formDataBoundary,
+  indexOf,
+  parseFormData,
+  searchBytes,
+} from "../src/multipart.js";
 
 const encoder = new TextEncoder();
 const BOUNDARY = "----quireBoundary7MA4YWxk";
@@ -231,8 +237,22 @@ describe("parseFormData", () => {
   });
 });
 
-describe("indexOf", () => {
-  it("finds a byte pattern, also at the very end, and -1 when absent", () => {
+describe("indexOf and its portable searchBytes", () => {
+  it("agree on any bytes, pattern and start", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }).map((bytes) => bytes.map((byte) => byte % 4)),
+        fc.uint8Array({ minLength: 1, maxLength: 4 }).map((bytes) => bytes.map((byte) => byte % 4)),
+        fc.nat(310),
+        (bytes, pattern, from) => {
+          expect(searchBytes(bytes, pattern, from)).toBe(indexOf(bytes, pattern, from));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("find a byte pattern, also at the very end, and -1 when absent", () => {
     const bytes = encoder.encode("ab\r\n--x\r\n--xy");
     expect(indexOf(bytes, encoder.encode("\r\n--xy"), 0)).toBe(7);
     expect(indexOf(bytes, encoder.encode("\r\n--x"), 3)).toBe(7);
