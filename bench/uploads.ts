@@ -1,0 +1,528 @@
+/**
+ * Upload benchmark: `pnpm bench:uploads [--size-mib=1024] [--oneshot-mib=5] [--oneshot-count=20] [--runs=2]`.
+ * Uploads a large file through the `relay` and `multipartRelay` transports (and relay with a
+ * checksum) and a 5 MB image through the one-shot `POST /api/upload`, over HTTP on 127.0.0.1 to a
+ * server in a child process (createHandler + createFileHandler on a local folder store, behind the
+ * reference server's node:http bridge). Reports throughput next to a plain streamed copy of the
+ * same file on the same disk (fsynced, as the store does), and the server's peak RSS growth,
+ * sampled inside the server. Files live under bench/.data/uploads. See bench/README.md § Uploads.
+ */
+
+import { fork } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { cpus, totalmem } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
+
+const MiB = 1024 * 1024;
+const here = fileURLToPath(import.meta.url);
+const dataDir = path.join(path.dirname(here), ".data", "uploads");
+const args: Record<string, string | undefined> = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key, value ?? "true"];
+  }),
+);
+
+/** What the server child is told. */
+interface ServeOptions {
+  dir: string;
+  multipartThreshold: number;
+  partSize: number;
+}
+
+if (args.serve === "true") await serve(JSON.parse(process.env.QUIRE_BENCH_SERVE ?? "{}") as ServeOptions);
+else await main();
+
+// ---------------------------------------------------------------------------------------------
+// The server child: the Fetch handler on node:http, sampling its own RSS.
+
+async function serve(options: ServeOptions): Promise<void> {
+  const { createServer } = await import("node:http");
+  const { createEngine, openDatabase } = await import("../packages/core/src/index.js");
+  const { createFsStorage } = await import("../packages/storage-fs/src/index.js");
+  const { createFileHandler, createHandler } = await import("../packages/http-adapter/src/index.js");
+  const { createNodeBridge } = await import("../examples/server/src/node-bridge.js");
+
+  const storage = createFsStorage({ root: path.join(options.dir, "media"), publicBaseUrl: "/media" });
+  const db = await openDatabase({ url: path.join(options.dir, "site.db") });
+  const engine = createEngine({
+    db,
+    storage,
+    config: {
+      uploadMaxBytes: 4 * 1024 * MiB,
+      uploadMultipartThreshold: options.multipartThreshold,
+      uploadPartSize: options.partSize,
+    },
+  });
+  await engine.migrate();
+  let bridge: ReturnType<typeof createNodeBridge> | undefined;
+  const api = createHandler(engine, {
+    devApiToken: "bench",
+    clientAddress: (request) => bridge?.remoteAddress(request),
+  });
+  const files = createFileHandler(storage, { prefix: "/media" });
+  bridge = createNodeBridge(
+    (request) => (new URL(request.url).pathname.startsWith("/media/") ? files(request) : api(request)),
+    {
+      onError: (error) => console.error("server error", error),
+    },
+  );
+  const listener = bridge.listener;
+  // The ceiling for comparison: node:http piping straight into a file, no engine and no Web streams.
+  const server = createServer((req, res) => {
+    if (req.url !== "/raw") return listener(req, res);
+    const target = path.join(options.dir, "raw.bin");
+    pipeline(req, createWriteStream(target))
+      .then(() => open(target, "r+"))
+      .then(async (handle) => {
+        await handle.sync();
+        await handle.close();
+        res.writeHead(204).end();
+      })
+      .catch((error: unknown) => res.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+
+  let baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10).unref();
+  process.on("message", (message: { type: string }) => {
+    if (message.type === "mark") {
+      (globalThis as { gc?: () => void }).gc?.();
+      baseline = process.memoryUsage().rss;
+      peak = baseline;
+      process.send?.({ type: "marked", baseline });
+    } else if (message.type === "peak") {
+      peak = Math.max(peak, process.memoryUsage().rss);
+      process.send?.({ type: "peak", baseline, peak, hwm: vmHwm() });
+    } else if (message.type === "stop") {
+      server.close();
+      void engine.close().then(() => process.exit(0));
+    }
+  });
+  const address = server.address();
+  process.send?.({ type: "ready", port: typeof address === "object" && address ? address.port : 0 });
+}
+
+function vmHwm(): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent: makes the file, times the copy and each upload.
+
+interface ServerHandle {
+  port: number;
+  mark(): Promise<void>;
+  peak(): Promise<{ baseline: number; peak: number; hwm: number | null }>;
+  stop(): Promise<void>;
+}
+
+interface Result {
+  name: string;
+  bytes: number;
+  /** Seconds sending the bytes (request start to response). */
+  transfer: number;
+  /** Seconds from init to the media record (includes complete). */
+  total: number;
+  rssGrowth: number;
+  /** The copy rate this upload is compared with (default: the big file's copy). */
+  baseline?: number;
+}
+
+async function main(): Promise<void> {
+  const sizeMiB = Number(args["size-mib"] ?? 1024);
+  const oneShotMiB = Number(args["oneshot-mib"] ?? 5);
+  const oneShotCount = Number(args["oneshot-count"] ?? 20);
+  const runs = Number(args.runs ?? 2);
+  mkdirSync(dataDir, { recursive: true });
+  const source = path.join(dataDir, `source-${sizeMiB}.bin`);
+  if (!existsSync(source) || statSync(source).size !== sizeMiB * MiB) await makeFile(source, sizeMiB);
+  const size = statSync(source).size;
+  const checksum = await sha256File(source);
+
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node ${process.version}`,
+  );
+  console.log(`File: ${sizeMiB} MiB; best of ${runs} runs each\n`);
+
+  const copies: number[] = [];
+  for (let run = 0; run < runs; run++) copies.push(await timeCopy(source, path.join(dataDir, "copy.bin")));
+  const copy = Math.min(...copies);
+  console.log(`plain copy (stream + fsync): ${rate(size, copy)}`);
+
+  const results: Result[] = [];
+  const scenarios: {
+    name: string;
+    threshold: number;
+    run: (server: ServerHandle) => Promise<Omit<Result, "rssGrowth">>;
+  }[] = [
+    {
+      name: "node:http → file (no engine)",
+      threshold: 8 * 1024 * MiB,
+      run: (server) => raw(server, source, size),
+    },
+    { name: "relay", threshold: 8 * 1024 * MiB, run: (server) => relay(server, source, size, null) },
+    {
+      name: "relay + checksumSha256",
+      threshold: 8 * 1024 * MiB,
+      run: (server) => relay(server, source, size, checksum),
+    },
+    {
+      name: "multipartRelay (50 MiB parts)",
+      threshold: 64 * MiB,
+      run: (server) => multipartRelay(server, source, size),
+    },
+  ];
+  const only = args.only?.split(",");
+  for (const scenario of scenarios) {
+    if (only && !only.some((name) => scenario.name.startsWith(name))) continue;
+    const best = await bestOf(runs, scenario.name, scenario.threshold, scenario.run);
+    results.push(best);
+  }
+  const image = path.join(dataDir, `image-${oneShotMiB}.png`);
+  if (!existsSync(image)) await makeImage(image, oneShotMiB);
+  const imageSize = statSync(image).size;
+  const smallCopies: number[] = [];
+  for (let run = 0; run < runs; run++) smallCopies.push(await timeSmallCopies(image, oneShotCount));
+  const smallCopy = Math.min(...smallCopies);
+  console.log(
+    `plain copy of the image × ${oneShotCount} (each fsynced): ${rate(imageSize * oneShotCount, smallCopy)}`,
+  );
+  if (!only || only.includes("one-shot")) {
+    const result = await bestOf(
+      runs,
+      `one-shot ${oneShotMiB} MB image × ${oneShotCount}`,
+      64 * MiB,
+      (server) => oneShot(server, image, oneShotCount),
+    );
+    results.push({ ...result, baseline: (imageSize * oneShotCount) / smallCopy });
+  }
+
+  console.log(
+    "\n| upload | MiB/s (transfer) | MiB/s (init → record) | copy baseline MiB/s | % of copy (init → record) | peak RSS growth |",
+  );
+  console.log("|---|---|---|---|---|---|");
+  const copyRate = size / copy;
+  for (const result of results) {
+    const totalRate = result.bytes / result.total;
+    const baseline = result.baseline ?? copyRate;
+    console.log(
+      `| ${result.name} | ${mibps(result.bytes / result.transfer)} | ${mibps(totalRate)} | ${mibps(baseline)} | ${pct(totalRate / baseline)} | ${(result.rssGrowth / MiB).toFixed(1)} MiB |`,
+    );
+  }
+  rmSync(path.join(dataDir, "copy.bin"), { force: true });
+}
+
+async function bestOf(
+  runs: number,
+  name: string,
+  threshold: number,
+  run: (server: ServerHandle) => Promise<Omit<Result, "rssGrowth">>,
+): Promise<Result> {
+  let best: Result | undefined;
+  for (let attempt = 0; attempt < runs; attempt++) {
+    const dir = path.join(dataDir, "site");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const server = await startServer({ dir, multipartThreshold: threshold, partSize: 50 * MiB });
+    try {
+      await server.mark();
+      const timed = await run(server);
+      const memory = await server.peak();
+      const result = { ...timed, rssGrowth: memory.peak - memory.baseline };
+      console.log(
+        `${name}: ${rate(timed.bytes, timed.transfer)} transfer, ${rate(timed.bytes, timed.total)} init → record, RSS +${(result.rssGrowth / MiB).toFixed(1)} MiB (baseline ${(memory.baseline / MiB).toFixed(0)} MiB)`,
+      );
+      if (!best || result.total < best.total)
+        best = { ...result, rssGrowth: Math.max(result.rssGrowth, best?.rssGrowth ?? 0) };
+      else best.rssGrowth = Math.max(best.rssGrowth, result.rssGrowth);
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return best as Result;
+}
+
+function startServer(options: ServeOptions): Promise<ServerHandle> {
+  const child = fork(here, ["--serve"], {
+    execArgv: [
+      "--conditions=source",
+      "--import",
+      "tsx",
+      "--expose-gc",
+      ...(process.env.QUIRE_BENCH_PROF
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.QUIRE_BENCH_PROF}`]
+        : []),
+    ],
+    env: { ...process.env, QUIRE_BENCH_SERVE: JSON.stringify(options) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const next = <T>(type: string) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (message: { type: string }) => {
+        if (message.type !== type) return;
+        child.off("message", onMessage);
+        child.off("exit", onExit);
+        resolve(message as T);
+      };
+      const onExit = (code: number | null) => reject(new Error(`server exited (${code}) before ${type}`));
+      child.on("message", onMessage);
+      child.once("exit", onExit);
+    });
+  return next<{ port: number }>("ready").then(({ port }) => ({
+    port,
+    mark: async () => {
+      const marked = next("marked");
+      child.send({ type: "mark" });
+      await marked;
+    },
+    peak: async () => {
+      const reply = next<{ baseline: number; peak: number; hwm: number | null }>("peak");
+      child.send({ type: "peak" });
+      return reply;
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send({ type: "stop" });
+      await exited;
+    },
+  }));
+}
+
+async function relay(server: ServerHandle, file: string, size: number, checksum: string | null) {
+  const started = performance.now();
+  const { id, transport } = await api(server, "POST", "/api/uploads/init", {
+    filename: "big.bin",
+    contentType: "application/octet-stream",
+    size,
+    ...(checksum ? { checksumSha256: checksum } : {}),
+  });
+  if (transport.kind !== "relay") throw new Error(`expected relay, got ${transport.kind}`);
+  const sending = performance.now();
+  const put = await send(server, "PUT", transport.url, createReadStream(file, { highWaterMark: MiB }), size);
+  if (put.status !== 204) throw new Error(`body: ${put.status} ${put.text}`);
+  const sent = performance.now();
+  const media = await api(server, "POST", `/api/uploads/${id}/complete`, {});
+  if (media.size !== size) throw new Error(`complete: ${JSON.stringify(media)}`);
+  return {
+    name: checksum ? "relay + checksumSha256" : "relay",
+    bytes: size,
+    transfer: (sent - sending) / 1000,
+    total: (performance.now() - started) / 1000,
+  };
+}
+
+async function raw(server: ServerHandle, file: string, size: number) {
+  const started = performance.now();
+  const response = await send(server, "PUT", "/raw", createReadStream(file, { highWaterMark: MiB }), size);
+  if (response.status !== 204) throw new Error(`raw: ${response.status} ${response.text}`);
+  const seconds = (performance.now() - started) / 1000;
+  return { name: "node:http → file (no engine)", bytes: size, transfer: seconds, total: seconds };
+}
+
+async function multipartRelay(server: ServerHandle, file: string, size: number) {
+  const started = performance.now();
+  const { id, transport } = await api(server, "POST", "/api/uploads/init", {
+    filename: "big.mp4",
+    contentType: "application/octet-stream",
+    size,
+  });
+  if (transport.kind !== "multipartRelay") throw new Error(`expected multipartRelay, got ${transport.kind}`);
+  const partSize = transport.partSize as number;
+  const parts: unknown[] = [];
+  const sending = performance.now();
+  for (let n = 1; (n - 1) * partSize < size; n++) {
+    const start = (n - 1) * partSize;
+    const end = Math.min(size, start + partSize);
+    const stream = createReadStream(file, { start, end: end - 1, highWaterMark: MiB });
+    const response = await send(server, "PUT", `${transport.url}?partNumber=${n}`, stream, end - start);
+    if (response.status !== 200) throw new Error(`part ${n}: ${response.status} ${response.text}`);
+    parts.push(JSON.parse(response.text));
+  }
+  const sent = performance.now();
+  const media = await api(server, "POST", `/api/uploads/${id}/complete`, { parts });
+  if (media.size !== size) throw new Error(`complete: ${JSON.stringify(media)}`);
+  return {
+    name: "multipartRelay (50 MiB parts)",
+    bytes: size,
+    transfer: (sent - sending) / 1000,
+    total: (performance.now() - started) / 1000,
+  };
+}
+
+async function oneShot(server: ServerHandle, image: string, count: number) {
+  const boundary = "quire-bench-boundary-93f1";
+  const file = await readFile(image);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="alt"\r\n\r\nBench\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.png"\r\nContent-Type: image/png\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const length = head.byteLength + file.byteLength + tail.byteLength;
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const body = Readable.from(chunksOf([head, file, tail], 256 * 1024));
+    const response = await send(
+      server,
+      "POST",
+      "/api/upload",
+      body,
+      length,
+      `multipart/form-data; boundary=${boundary}`,
+    );
+    if (response.status !== 201) throw new Error(`one-shot: ${response.status} ${response.text}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    name: `one-shot ${(file.byteLength / 1e6).toFixed(0)} MB image × ${count}`,
+    bytes: file.byteLength * count,
+    transfer: seconds,
+    total: seconds,
+  };
+}
+
+function* chunksOf(buffers: Buffer[], size: number): Generator<Buffer> {
+  for (const buffer of buffers)
+    for (let at = 0; at < buffer.byteLength; at += size) yield buffer.subarray(at, at + size);
+}
+
+/** A JSON API call as the owner (the dev token on a loopback request). */
+async function api(server: ServerHandle, method: string, target: string, body: unknown) {
+  const json = Buffer.from(JSON.stringify(body));
+  const response = await send(
+    server,
+    method,
+    target,
+    Readable.from([json]),
+    json.byteLength,
+    "application/json",
+  );
+  if (response.status >= 300) throw new Error(`${method} ${target}: ${response.status} ${response.text}`);
+  // biome-ignore lint/suspicious/noExplicitAny: benchmark plumbing
+  return JSON.parse(response.text) as any;
+}
+
+/** One request over node:http with a streamed body of known length. */
+function send(
+  server: ServerHandle,
+  method: string,
+  target: string,
+  body: Readable,
+  length: number,
+  contentType = "application/octet-stream",
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: server.port,
+        method,
+        path: target,
+        headers: {
+          host: "localhost",
+          authorization: "Bearer bench",
+          "content-type": contentType,
+          "content-length": String(length),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    pipeline(body, req).catch(reject);
+  });
+}
+
+/** Streams a file to a new file on the same disk and fsyncs it: what the store does, minus HTTP. */
+async function timeCopy(from: string, to: string): Promise<number> {
+  rmSync(to, { force: true });
+  const started = performance.now();
+  await pipeline(createReadStream(from, { highWaterMark: MiB }), createWriteStream(to));
+  const handle = await open(to, "r+");
+  await handle.sync();
+  await handle.close();
+  return (performance.now() - started) / 1000;
+}
+
+/** Copies a small file `count` times to new files, fsyncing each: the one-shot's baseline. */
+async function timeSmallCopies(from: string, count: number): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const to = path.join(dataDir, `copy-${i}.bin`);
+    await pipeline(createReadStream(from, { highWaterMark: MiB }), createWriteStream(to));
+    const handle = await open(to, "r+");
+    await handle.sync();
+    await handle.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  for (let i = 0; i < count; i++) rmSync(path.join(dataDir, `copy-${i}.bin`), { force: true });
+  return seconds;
+}
+
+async function makeFile(file: string, mib: number): Promise<void> {
+  const block = randomBytes(MiB);
+  async function* blocks() {
+    for (let i = 0; i < mib; i++) {
+      block[0] = i & 0xff;
+      yield block;
+    }
+  }
+  await pipeline(Readable.from(blocks()), createWriteStream(file));
+}
+
+async function makeImage(file: string, mib: number): Promise<void> {
+  const bytes = randomBytes(mib * 1e6);
+  const header = Buffer.from([
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0x0f, 0, 0, 0,
+    0x0a, 0, 8, 6, 0, 0, 0,
+  ]);
+  header.copy(bytes);
+  await pipeline(Readable.from([bytes]), createWriteStream(file));
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(file, { highWaterMark: MiB }), hash);
+  return hash.digest("base64");
+}
+
+function rate(bytes: number, seconds: number): string {
+  return `${mibps(bytes / seconds)} MiB/s (${seconds.toFixed(2)} s)`;
+}
+
+function mibps(bytesPerSecond: number): string {
+  return (bytesPerSecond / MiB).toFixed(0);
+}
+
+function pct(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)} %`;
+}
