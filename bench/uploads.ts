@@ -6,6 +6,7 @@
  * reference server's node:http bridge). Reports throughput next to a plain streamed copy of the
  * same file on the same disk (fsynced, as the store does), and the server's peak RSS growth,
  * sampled inside the server. Files live under bench/.data/uploads. See bench/README.md § Uploads.
+ * `QUIRE_BENCH_PROF=<dir>` writes a CPU profile of each server process there.
  */
 
 import { fork } from "node:child_process";

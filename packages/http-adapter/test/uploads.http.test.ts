@@ -200,6 +200,44 @@ describe("relay transport, end to end on local storage", () => {
     expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).body.mediaKind).toBe("document");
   });
 
+  it("forgets an earlier body when a retry is refused", async () => {
+    site = await createFsMediaSite({ config });
+    const file = pdfFile(4000);
+    const { id, transport } = await init({ filename: "d.pdf", contentType: "application/pdf", size: 4000 });
+    expect((await site.send("PUT", transport.url, file)).status).toBe(204);
+    expect((await site.send("PUT", transport.url, file.subarray(0, 10))).status).toBe(400);
+    expect(await site.storedKeys()).toEqual([]);
+    // Not ready: the session stays open for another body.
+    expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).status).toBe(400);
+    expect((await site.send("PUT", transport.url, file)).status).toBe(204);
+    expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).status).toBe(201);
+  });
+
+  it("accepts a body that began while the session was open and ended past its lifetime", async () => {
+    site = await createFsMediaSite({ config });
+    const file = pdfFile(3 * 1000);
+    const { id, transport } = await init({
+      filename: "slow.pdf",
+      contentType: "application/pdf",
+      size: 3000,
+    });
+    site.clock.advance(14 * 60);
+    let sent = 0;
+    const slow = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent >= 3000) return controller.close();
+          controller.enqueue(file.slice(sent, sent + 1000));
+          sent += 1000;
+          site.clock.advance(60);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    expect((await site.send("PUT", transport.url, slow)).status).toBe(204);
+    expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).status).toBe(201);
+  });
+
   it("verifies checksumSha256 while streaming", async () => {
     site = await createFsMediaSite({ config });
     const file = pdfFile(3000);

@@ -4,7 +4,7 @@ import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { abortMultipart } from "./cleanup-expired-uploads.js";
 import { requireStorage } from "./stored-file.js";
-import { findOpenSession, sessionClosed, sessionKeys } from "./upload-session.js";
+import { findOpenSession, sessionKeys, throwClosed } from "./upload-session.js";
 
 /**
  * Abandons an open session: its multipart upload is aborted and any bytes sent are deleted.
@@ -25,7 +25,7 @@ export const abortUpload = defineOperation({
       .where("id", "=", session.id)
       .where("state", "=", "open")
       .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) throw sessionClosed(session.id);
+    if (Number(claimed.numUpdatedRows) === 0) await throwClosed(ctx, session.id);
     await ctx.db.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
     await abortMultipart(ctx, session.storage_key, session.multipart_upload_id);
     await deleteStoredKeys(ctx, sessionKeys(session));

@@ -10,7 +10,7 @@ import {
   bodyParam,
   contentLengthParam,
   findOpenSession,
-  sessionClosed,
+  throwClosed,
   touchSession,
   type UploadSessionRow,
 } from "./upload-session.js";
@@ -32,19 +32,25 @@ export const putUploadBody = defineOperation({
     if (input.contentLength !== undefined && input.contentLength !== size) {
       throw invalidField("body", `The body has ${input.contentLength} bytes, not the ${size} declared`);
     }
-    await storeBody(ctx, {
-      key: session.storage_key,
-      body: input.body,
-      contentType: classifyFileType(session.mime_type, session.filename).storageContentType,
-      maxBytes: size,
-      exactSize: size,
-      field: "body",
-      checksum: session.checksum_sha256,
-    });
+    try {
+      await storeBody(ctx, {
+        key: session.storage_key,
+        body: input.body,
+        contentType: classifyFileType(session.mime_type, session.filename).storageContentType,
+        maxBytes: size,
+        exactSize: size,
+        field: "body",
+        checksum: session.checksum_sha256,
+      });
+    } catch (err) {
+      // A refused body may have replaced (then lost) an earlier one: the session has none now.
+      await touchSession(ctx.db, { id: session.id, now: ctx.clock.now(), changes: { received_size: null } });
+      throw err;
+    }
     const now = ctx.clock.now();
     if (!(await touchSession(ctx.db, { id: session.id, now, changes: { received_size: size } }))) {
       await forgetLateWrite(ctx, session.id, [session.storage_key]);
-      throw sessionClosed(session.id);
+      await throwClosed(ctx, session.id);
     }
     return null;
   },

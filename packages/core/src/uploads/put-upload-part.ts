@@ -11,7 +11,7 @@ import {
   bodyParam,
   contentLengthParam,
   findOpenSession,
-  sessionClosed,
+  throwClosed,
   touchSession,
   type UploadSessionRow,
 } from "./upload-session.js";
@@ -96,5 +96,5 @@ async function savePart(
       .execute();
     return true;
   });
-  if (!stillOpen) throw sessionClosed(session.id);
+  if (!stillOpen) await throwClosed(ctx, session.id);
 }

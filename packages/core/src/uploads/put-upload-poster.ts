@@ -12,7 +12,7 @@ import {
   bodyParam,
   contentLengthParam,
   findOpenSession,
-  sessionClosed,
+  throwClosed,
   touchSession,
 } from "./upload-session.js";
 
@@ -44,7 +44,7 @@ export const putUploadPoster = defineOperation({
       !(await touchSession(ctx.db, { id: session.id, now: ctx.clock.now(), changes: { poster_key: key } }))
     ) {
       await forgetLateWrite(ctx, session.id, [key]);
-      throw sessionClosed(session.id);
+      await throwClosed(ctx, session.id);
     }
     return null;
   },

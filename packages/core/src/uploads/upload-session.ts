@@ -46,26 +46,27 @@ export async function findOpenSession(ctx: EngineContext, id: string): Promise<U
 }
 
 /**
- * Records activity on an open session, which keeps it open for another lifetime. False when the
- * session stopped being open meanwhile (aborted, completed or expired by another request).
+ * Records activity on an open session, which keeps it open for another lifetime. A write that
+ * began while the session was open counts even when it ends past the lifetime, unless cleanup or
+ * another request closed the session meanwhile: then this answers false.
  */
 export async function touchSession(
   db: Kysely<Database>,
-  input: { id: string; now: number; changes?: { received_size?: number; poster_key?: string } },
+  input: { id: string; now: number; changes?: { received_size?: number | null; poster_key?: string } },
 ): Promise<boolean> {
   const result = await db
     .updateTable("upload_sessions")
     .set({ ...input.changes, updated_at: input.now, expires_at: input.now + sessionLifetimeSeconds })
     .where("id", "=", input.id)
     .where("state", "=", "open")
-    .where("expires_at", ">", input.now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** The error for a write that finished after its session closed. */
-export function sessionClosed(id: string) {
-  return conflict(`Upload ${id} is no longer open`);
+/** Throws what a request to a session that is no longer open gets: 409, 400 (expired) or 404. */
+export async function throwClosed(ctx: EngineContext, id: string): Promise<never> {
+  await findOpenSession(ctx, id);
+  throw conflict(`Upload ${id} is no longer open`);
 }
 
 /** The storage keys an unfinished session may have written: its file and its poster (even half-written). */
