@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
-import { invalidField } from "../errors.js";
+import { EngineError, invalidField } from "../errors.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { intParam } from "../shared/list-params.js";
@@ -118,8 +118,12 @@ async function finishUpload(
   const storage = requireStorage(ctx);
   const key = session.storage_key;
   if (session.transport === "multipartRelay") {
+    const { multipart } = storage;
+    if (!multipart || session.multipart_upload_id === null) {
+      throw new EngineError("CONFIGURATION_ERROR", "The file store no longer offers multipart uploads");
+    }
     try {
-      await storage.multipart?.complete({ key, uploadId: session.multipart_upload_id as string, parts });
+      await multipart.complete({ key, uploadId: session.multipart_upload_id, parts });
     } catch (err) {
       throw storageFailure(ctx, err);
     }
