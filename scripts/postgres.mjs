@@ -1,7 +1,7 @@
 // Starts a throwaway PostgreSQL server on 127.0.0.1 for tests and benchmarks.
 // initdb and postgres refuse to run as root, so as root they run as the `postgres` user.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,8 +64,13 @@ export async function startPostgres() {
   return {
     url,
     stop: async () => {
-      server.kill("SIGINT");
-      await new Promise((resolve) => server.once("exit", resolve));
+      // runuser does not forward signals, so signal the postmaster itself (fast shutdown).
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(postmaster, "SIGINT");
+      const timer = setTimeout(() => process.kill(postmaster, "SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
     },
   };
