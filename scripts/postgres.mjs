@@ -11,7 +11,9 @@ export function findPostgresBin() {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
   for (const version of versions) {
     const bin = join(root, version, "bin");
     if (existsSync(join(bin, "postgres"))) return bin;
@@ -45,14 +47,37 @@ export async function startPostgres() {
   const isRoot = process.getuid?.() === 0;
   if (isRoot) spawnSync("chown", ["postgres", dir]);
   const [initCommand, initArgs] = asPostgresUser(join(bin, "initdb"), [
-    "-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C",
+    "-D",
+    dataDir,
+    "-U",
+    "postgres",
+    "-A",
+    "trust",
+    "--no-sync",
+    "-E",
+    "UTF8",
+    "--locale=C",
   ]);
   const init = spawnSync(initCommand, initArgs, { encoding: "utf8" });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   const port = await freePort();
   const [command, args] = asPostgresUser(join(bin, "postgres"), [
-    "-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${dir}`,
-    "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${dir}`,
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=200",
   ]);
   const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
@@ -60,7 +85,7 @@ export async function startPostgres() {
     log += chunk;
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(bin, port, dir, () => log);
+  await waitUntilReady(bin, port, () => log);
   return {
     url,
     stop: async () => {
@@ -76,9 +101,11 @@ export async function startPostgres() {
   };
 }
 
-async function waitUntilReady(bin, port, socketDir, log) {
+async function waitUntilReady(bin, port, log) {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const ready = spawnSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port)], { encoding: "utf8" });
+    const ready = spawnSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port)], {
+      encoding: "utf8",
+    });
     if (ready.status === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -15,11 +15,21 @@ function vitest(args, env) {
   const report = join(mkdtempSync(join(tmpdir(), "quire-vitest-")), "report.json");
   const result = spawnSync(
     "pnpm",
-    ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    [
+      "exec",
+      "vitest",
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+      ...args,
+    ],
     { stdio: "inherit", env: { ...process.env, ...env } },
   );
   if (existsSync(report)) {
-    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(report, "utf8"));
+    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+      readFileSync(report, "utf8"),
+    );
     totals.passed += numPassedTests;
     totals.failed += numFailedTests;
     totals.skipped += numPendingTests + numTodoTests;
@@ -42,7 +52,9 @@ if (url) {
   failed = vitest(args, { QUIRE_TEST_DATABASE: "postgres", QUIRE_TEST_PG_URL: url }) !== 0 || failed;
   await server?.stop();
 } else if (process.env.CI) {
-  console.error("No PostgreSQL server binaries found and QUIRE_TEST_PG_URL unset: cannot run the PostgreSQL suites.");
+  console.error(
+    "No PostgreSQL server binaries found and QUIRE_TEST_PG_URL unset: cannot run the PostgreSQL suites.",
+  );
   failed = true;
 } else {
   console.warn("\nSkipped the PostgreSQL run: no server binaries found and QUIRE_TEST_PG_URL unset.");

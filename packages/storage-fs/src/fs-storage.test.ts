@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Storage } from "@quire/core";
 import { StorageLimitError } from "@quire/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storageContract } from "@quire/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFsStorage } from "./index.js";
 
 storageContract("fs", async () => {

@@ -15,7 +15,9 @@ describe("migrateToLatest", () => {
     const names = Object.keys(migrations).sort();
     expect(await migrateToLatest(opened.db)).toEqual(names);
     expect(await migrateToLatest(opened.db)).toEqual([]);
-    const rows = await sql<{ name: string }>`select name from quire_migrations order by name`.execute(opened.db);
+    const rows = await sql<{ name: string }>`select name from quire_migrations order by name`.execute(
+      opened.db,
+    );
     expect(rows.rows.map((row) => row.name)).toEqual(names);
   });
 

@@ -14,7 +14,10 @@ const journal = "quire_migrations";
  * own journal table. Concurrent starts are serialised: an advisory lock per schema on PostgreSQL,
  * the write lock of the first journal write on SQLite.
  */
-export async function migrateToLatest(db: Kysely<Database>, all: Record<string, Migration> = migrations): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  all: Record<string, Migration> = migrations,
+): Promise<string[]> {
   const dialect = dialectOf(db);
   // biome-ignore lint/suspicious/noExplicitAny: the journal is not part of the typed schema
   const raw = db as unknown as Kysely<any>;
@@ -33,7 +36,9 @@ export async function migrateToLatest(db: Kysely<Database>, all: Record<string, 
         // Take SQLite's write lock before reading, so two processes cannot both apply a migration.
         await trx.deleteFrom(journal).where("name", "=", "").execute();
       }
-      const done = new Set((await trx.selectFrom(journal).select("name").execute()).map((row) => row.name as string));
+      const done = new Set(
+        (await trx.selectFrom(journal).select("name").execute()).map((row) => row.name as string),
+      );
       const applied: string[] = [];
       for (const name of Object.keys(all).sort()) {
         if (done.has(name)) continue;

@@ -36,7 +36,7 @@ describe("parseMarkdown", () => {
 
 describe("hostile nesting", () => {
   it("refuses lines that stack 100 or more containers before parsing", () => {
-    for (const markdown of ["- ".repeat(3000) + "x", "> ".repeat(150) + "x", "1. ".repeat(120) + "x"]) {
+    for (const markdown of [`${"- ".repeat(3000)}x`, `${"> ".repeat(150)}x`, `${"1. ".repeat(120)}x`]) {
       expect(() => parseMarkdown(markdown)).toThrow(EngineError);
     }
     expect(() => parseMarkdown(`${"- ".repeat(20)}x`)).not.toThrow();

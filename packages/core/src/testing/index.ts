@@ -1,4 +1,4 @@
 export { sequentialIds } from "../shared/ids.js";
 export { fixedClock } from "../shared/time.js";
-export { createTestEngine, openTestDatabase, testDatabaseKind } from "./test-engine.js";
 export { storageContract } from "./storage-contract.js";
+export { createTestEngine, openTestDatabase, testDatabaseKind } from "./test-engine.js";
