@@ -33,7 +33,7 @@ const queryArb = fc.record(
   {
     surface: fc.constantFrom("owner", "public"),
     sort: fc.constantFrom("activity", "published", "updated", "oldest", "rating", undefined),
-    visibility: fc.constantFrom("public", "featured", "hidden", "any", "private", undefined),
+    visibility: fc.constantFrom("public", "featured", "hidden", "latest_hidden", "any", "private", undefined),
     status: fc.constantFrom("published", "draft", undefined),
     format: fc.constantFrom("note", "link", "quote", undefined),
     replies: fc.constantFrom("any", "none", undefined),
@@ -128,17 +128,17 @@ function reference(models: Model[], query: QuerySpec): string[] | "invalid" {
     return "invalid";
   const sort = query.sort ?? (query.visibility === "featured" ? "published" : "activity");
   const status = isPublic ? "published" : (query.status ?? "published");
-  const visibleTo: Record<string, string[]> = isPublic
-    ? {
-        undefined: ["public"],
-        public: ["public"],
-        hidden: ["latest_hidden"],
-        any: ["public", "latest_hidden"],
-      }
-    : { undefined: ["public", "latest_hidden", "private"], public: ["public"], hidden: ["latest_hidden"] };
-  visibleTo.featured = visibleTo.any ?? ["public", "latest_hidden", "private"];
-  visibleTo.private = ["private"];
-  visibleTo.any ??= ["public", "latest_hidden", "private"];
+  const everything = ["public", "latest_hidden", "private"];
+  const readable = ["public", "latest_hidden"];
+  const visibleTo: Record<string, string[]> = {
+    undefined: isPublic ? ["public"] : everything,
+    public: ["public"],
+    hidden: ["latest_hidden"],
+    latest_hidden: ["latest_hidden"],
+    private: ["private"],
+    any: isPublic ? readable : everything,
+    featured: isPublic ? readable : everything,
+  };
   const allowed = visibleTo[String(query.visibility)] as string[];
   const kept = models.filter(
     (m) =>

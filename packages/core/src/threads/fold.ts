@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.js";
 import type { PostRow } from "../posts/post-query.js";
 import { asReplyRow, type StoredPost } from "./thread-rows.js";
@@ -17,80 +17,84 @@ export interface FoldRows {
 }
 
 /**
- * The folds of a page of Threads in one query: for each Thread with published replies, its first
- * `leadingCount + 1` and last `trailingCount` published replies, each an index seek on
- * `(thread_id, created_at, id)` joined by `union all`. The cost follows the page size, not the
- * length of the Threads; `hidden` comes from the published reply count kept on the root.
+ * The folds of a page of Threads in one query. An inner query numbers the published replies of
+ * every Thread on the page in Thread order (`row_number()` and `count(*)` over the Thread) from the
+ * index `(thread_id, status, created_at, id)` alone; the outer one reads the full rows of the
+ * leading replies, the first hidden one (the gap) and the trailing replies by primary key. The
+ * cost follows the page's published replies, never the size of the site.
  * @see spec § Fold, docs/threads.md § Fold
  */
 export async function loadFolds(db: Kysely<Database>, roots: PostRow[]): Promise<Map<string, FoldRows>> {
   const folds = new Map<string, FoldRows>(roots.map((root) => [root.id, emptyFold()]));
-  const parts = roots
-    .filter((root) => root.thread_reply_count > 0)
-    .flatMap((root) => {
-      const head = publishedReplies(db, root.id, "asc", leadingCount + 1);
-      return root.thread_reply_count > leadingCount + 1
-        ? [head, publishedReplies(db, root.id, "desc", trailingCount)]
-        : [head];
-    });
-  if (parts.length === 0) return folds;
-  const [first, ...rest] = parts.map((part, i) => db.selectFrom(part.as(`f${i}`)).selectAll());
-  const rows = await rest
-    .reduce((union, part) => union.unionAll(part), first as NonNullable<typeof first>)
-    .execute();
+  const threadIds = roots.filter((root) => root.thread_reply_count > 0).map((root) => root.id);
+  if (threadIds.length === 0) return folds;
+  const rows = await foldQuery(db, threadIds).execute();
 
-  const byThread = new Map<string, Map<string, StoredPost>>();
+  const byThread = new Map<string, NumberedReply[]>();
   for (const row of rows) {
-    const replies = byThread.get(row.thread_id) ?? new Map<string, StoredPost>();
-    replies.set(row.id, row);
-    byThread.set(row.thread_id, replies);
+    const list = byThread.get(row.thread_id);
+    if (list) list.push(row);
+    else byThread.set(row.thread_id, [row]);
   }
   for (const root of roots) {
-    const replies = [...(byThread.get(root.id)?.values() ?? [])]
-      .sort(threadOrder)
-      .map((row) => asReplyRow(row, root));
-    folds.set(root.id, foldOf(replies, root.thread_reply_count));
+    const replies = (byThread.get(root.id) ?? []).sort((a, b) => Number(a.rn) - Number(b.rn));
+    folds.set(root.id, foldOf(replies, root));
   }
   return folds;
 }
 
-/** Splits the replies seen (sorted) into the fold; everything is shown while there are few. */
-function foldOf(replies: PostRow[], publishedReplies: number): FoldRows {
-  const shown = leadingCount + trailingCount;
-  if (replies.length <= shown) {
-    return {
-      leading: replies.slice(0, leadingCount),
-      hidden: 0,
-      gap: null,
-      trailing: replies.slice(leadingCount),
-    };
-  }
-  return {
-    leading: replies.slice(0, leadingCount),
-    hidden: Math.max(publishedReplies, replies.length) - shown,
-    gap: replies[leadingCount] ?? null,
-    trailing: replies.slice(-trailingCount),
-  };
-}
-
-function publishedReplies(db: Kysely<Database>, threadId: string, direction: "asc" | "desc", limit: number) {
+/** The fold rows of some Threads: the inner query numbers replies, the outer reads the kept ones. */
+export function foldQuery(db: Kysely<Database>, threadIds: string[]) {
+  const numbered = db
+    .selectFrom("posts as q")
+    .select((eb) => [
+      "q.id",
+      sql<number>`row_number() over (partition by ${eb.ref("q.thread_id")} order by ${eb.ref("q.created_at")}, ${eb.ref("q.id")})`.as(
+        "rn",
+      ),
+      sql<number>`count(*) over (partition by ${eb.ref("q.thread_id")})`.as("n"),
+    ])
+    .where("q.thread_id", "in", threadIds)
+    .where("q.status", "=", "published")
+    // Not the root: in the index, unlike `reply_to_id`.
+    .whereRef("q.id", "<>", "q.thread_id")
+    .as("f");
   return db
     .selectFrom("posts as p")
+    .innerJoin(numbered, "f.id", "p.id")
     .selectAll("p")
-    .where("p.thread_id", "=", threadId)
-    .where("p.reply_to_id", "is not", null)
-    .where("p.status", "=", "published")
-    .orderBy("p.created_at", direction)
-    .orderBy("p.id", direction)
-    .limit(limit);
+    .select(["f.rn", "f.n"])
+    .where((eb) =>
+      eb.or([
+        eb("f.rn", "<=", leadingCount + 1),
+        eb("f.rn", ">", sql<number>`${eb.ref("f.n")} - ${trailingCount}`),
+      ]),
+    );
 }
 
-/** Thread order among replies: createdAt, then ID. */
-export function threadOrder(
-  a: Pick<StoredPost, "created_at" | "id">,
-  b: Pick<StoredPost, "created_at" | "id">,
-): number {
-  return a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** A reply with its place among the Thread's published replies (`rn`, from 1) and their count (`n`). */
+type NumberedReply = StoredPost & { rn: number; n: number };
+
+/** Splits a Thread's numbered replies (in order) into the fold; all are shown while there are few. */
+function foldOf(replies: NumberedReply[], root: PostRow): FoldRows {
+  const count = Number(replies[0]?.n ?? 0);
+  const shown = leadingCount + trailingCount;
+  const rows = (list: NumberedReply[]) => list.map((row) => asReplyRow(row, root));
+  if (count <= shown) {
+    return {
+      leading: rows(replies.slice(0, leadingCount)),
+      hidden: 0,
+      gap: null,
+      trailing: rows(replies.slice(leadingCount)),
+    };
+  }
+  const gap = replies.find((reply) => Number(reply.rn) === leadingCount + 1);
+  return {
+    leading: rows(replies.filter((reply) => Number(reply.rn) <= leadingCount)),
+    hidden: count - shown,
+    gap: gap ? asReplyRow(gap, root) : null,
+    trailing: rows(replies.filter((reply) => Number(reply.rn) > count - trailingCount)),
+  };
 }
 
 function emptyFold(): FoldRows {

@@ -151,7 +151,11 @@ describe("Thread list visibility (spec § Threads rules 1–3)", () => {
     const hidden = await engine.publicThreads.list({ visibility: "hidden" }, publicCaller);
     expect(ids(hidden)).toEqual([f.id]);
     expect(hidden.threads[0]?.root.visibility).toBe("latest_hidden");
-    for (const visibility of ["private", "all", "latest_hidden", ""]) {
+    // The stored name is read as well as the URL spelling.
+    expect(ids(await engine.publicThreads.list({ visibility: "latest_hidden" }, publicCaller))).toEqual([
+      f.id,
+    ]);
+    for (const visibility of ["private", "all", "Public", ""]) {
       expect(await codeOf(engine.publicThreads.list({ visibility } as never, publicCaller)), visibility).toBe(
         "VALIDATION_ERROR",
       );
@@ -172,6 +176,7 @@ describe("Thread list visibility (spec § Threads rules 1–3)", () => {
     ]);
     expect(ids(await engine.threads.list({ visibility: "private" }))).toEqual([g.id]);
     expect(ids(await engine.threads.list({ visibility: "hidden" }))).toEqual([f.id]);
+    expect(ids(await engine.threads.list({ visibility: "latest_hidden" }))).toEqual([f.id]);
     expect(ids(await engine.threads.list({ visibility: "public" }))).toEqual([b.id, c.id, d.id, e.id, a.id]);
     const drafts = await engine.threads.list({ status: "draft" });
     expect(ids(drafts)).toEqual([h.id]);

@@ -73,6 +73,7 @@ function visibilityFilter(
     case "public":
       return { kind: "one", value: "public" };
     case "hidden":
+    case "latest_hidden":
       return { kind: "one", value: "latest_hidden" };
     case "private":
       return { kind: "one", value: "private" };

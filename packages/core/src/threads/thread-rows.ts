@@ -13,28 +13,29 @@ export function selectRoots(db: Kysely<Database>) {
   return db.selectFrom("posts as r").selectAll("r").where("r.reply_to_id", "is", null);
 }
 
-/** A root row as a {@link PostRow}: a root's Thread values are its own. */
+/**
+ * A root row as a {@link PostRow}: a root's Thread values are its own. The freshly read row is
+ * completed in place (list pages hold many wide rows; copying each costs more than the query).
+ */
 export function asRootRow(row: StoredPost): PostRow {
-  return {
-    ...row,
+  return Object.assign(row, {
     root_visibility: row.visibility,
     root_status: row.status,
     root_post_count: row.thread_post_count,
     root_last_activity_at: row.last_activity_at,
     root_thread_updated_at: row.thread_updated_at,
-  };
+  });
 }
 
-/** A reply row as a {@link PostRow}, its Thread values read from the root already in hand. */
+/** A reply row as a {@link PostRow}, its Thread values taken from the root in hand; completed in place. */
 export function asReplyRow(row: StoredPost, root: PostRow): PostRow {
-  return {
-    ...row,
+  return Object.assign(row, {
     root_visibility: root.root_visibility,
     root_status: root.root_status,
     root_post_count: root.root_post_count,
     root_last_activity_at: root.root_last_activity_at,
     root_thread_updated_at: root.root_thread_updated_at,
-  };
+  });
 }
 
 /** The root of a Thread by its ID, or undefined. */

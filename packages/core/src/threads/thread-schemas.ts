@@ -71,17 +71,20 @@ const listFields = {
   ...threadReadFields,
 };
 
-/** Input of `threads.list` (`GET /api/threads`). @see spec § Threads */
+/**
+ * Input of `threads.list` (`GET /api/threads`). `visibility=hidden` is the URL spelling of
+ * `latest_hidden`; the stored name is read too. @see spec § Threads
+ */
 export const listThreadsInput = z.object({
   ...listFields,
-  visibility: z.enum(["public", "featured", "hidden", "any", "private"]).optional(),
+  visibility: z.enum(["public", "featured", "hidden", "latest_hidden", "any", "private"]).optional(),
   status: postStatus.default("published"),
 });
 
 /** Input of `publicThreads.list` (`GET /api/public/threads`): no `status`, no `visibility=private`. */
 export const listPublicThreadsInput = z.object({
   ...listFields,
-  visibility: z.enum(["public", "featured", "hidden", "any"]).optional(),
+  visibility: z.enum(["public", "featured", "hidden", "latest_hidden", "any"]).optional(),
 });
 
 /** Parsed input of either Thread list. */

@@ -26,4 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     rootIndex("threads_created", ["status", "created_at", "id"]),
   ];
   for (const index of indexes) await index.execute();
+  // A Thread's posts of one status in Thread order: the posts list, and the folds of a whole page
+  // read from this index alone (`id <> thread_id` leaves the root out without a table lookup). Two
+  // equality columns also keep SQLite's planner off the `(status, …)` indexes without statistics.
+  await db.schema
+    .createIndex("posts_thread_status")
+    .on("posts")
+    .columns(["thread_id", "status", "created_at", "id"])
+    .execute();
 }
