@@ -95,8 +95,11 @@ function firstValues(params: URLSearchParams): Record<string, string> {
   return values;
 }
 
+/** Largest JSON body read, in bytes; post bodies are at most 1M characters (docs/posts.md). */
+const maxJsonBytes = 10 * 1024 * 1024;
+
 async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
+  const text = await readText(request, maxJsonBytes);
   if (text.trim() === "") return {};
   let body: unknown;
   try {
@@ -108,6 +111,26 @@ async function readJsonObject(request: Request): Promise<Record<string, unknown>
     throw new EngineError("VALIDATION_ERROR", "The request body must be a JSON object");
   }
   return body as Record<string, unknown>;
+}
+
+/** The body as UTF-8 text, refusing (400) one larger than `limit` bytes before reading it all. */
+async function readText(request: Request, limit: number): Promise<string> {
+  const tooLarge = () =>
+    new EngineError("VALIDATION_ERROR", `The request body is larger than ${limit} bytes`);
+  if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge();
+  if (!request.body) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let received = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    received += chunk.byteLength;
+    if (received > limit) {
+      await request.body.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function normalizePrefix(prefix: string): string {

@@ -218,3 +218,27 @@ describe("GET /api/public/posts/:slug", () => {
     }
   });
 });
+
+describe("request size", () => {
+  it("refuses a JSON body over 10 MiB with 400, storing nothing", async () => {
+    const huge = JSON.stringify({ format: "note", bodyMarkdown: "x".repeat(11 * 1024 * 1024) });
+    const res = await site.call("POST", "/api/posts", huge);
+    expect(res.status).toBe(400);
+    expect(isErrorBody(res.body, "VALIDATION_ERROR")).toBe(true);
+    const streamed = await site.handler(
+      new Request("http://localhost/api/posts", {
+        method: "POST",
+        headers: { authorization: "Bearer dev-token" },
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < 12; i++) controller.enqueue(new Uint8Array(1024 * 1024).fill(32));
+            controller.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(streamed.status).toBe(400);
+    expect((await site.call("GET", "/api/posts")).body.posts).toEqual([]);
+  });
+});
