@@ -9,6 +9,8 @@ export interface OpenDatabaseOptions {
   schema?: string;
   /** PostgreSQL only: pool size (default 10). */
   poolSize?: number;
+  /** PostgreSQL only: hears about idle connections the server dropped (the pool replaces them). */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -48,6 +50,9 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
     types,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // An idle client the server drops (restart, idle timeout) is only discarded by the pool; without
+  // a listener the 'error' event would crash the process.
+  pool.on("error", options.onError ?? (() => {}));
   if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
