@@ -15,7 +15,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const rootIndex = (name: string, columns: string[]) =>
     db.schema.createIndex(name).on("posts").columns(columns).where("reply_to_id", "is", null);
   const indexes: CreateIndexBuilder[] = [
-    rootIndex("threads_activity", ["status", "visibility", "last_activity_at", "id"]).where("pinned_at", "is", null),
+    rootIndex("threads_activity", ["status", "visibility", "last_activity_at", "id"]).where(
+      "pinned_at",
+      "is",
+      null,
+    ),
     rootIndex("threads_activity_any", ["status", "last_activity_at", "id"]).where("pinned_at", "is", null),
     rootIndex("threads_pinned", ["status", "last_activity_at", "id"]).where("pinned_at", "is not", null),
     rootIndex("threads_published", ["status", "visibility", "published_at", "id"]),
