@@ -35,5 +35,5 @@ export type {
   StorageRead,
   StoredObject,
 } from "./storage.js";
-export { StorageLimitError } from "./storage.js";
+export { chunksOf, StorageLimitError } from "./storage.js";
 export type { UploadCleanup, UploadFormPart, UploadTransport } from "./uploads/index.js";

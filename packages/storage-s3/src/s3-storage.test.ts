@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { StorageLimitError } from "@quire/core";
+import { storageContract } from "@quire/core/testing";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storageContract } from "@quire/core/testing";
 import { createS3Client, createS3Storage } from "./index.js";
 
 const BUCKET = "quire-test";

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
+import { codeOf } from "../testing/error-code.js";
 import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
@@ -11,16 +12,6 @@ beforeEach(async () => {
   ({ engine, cleanup } = await createTestEngine({ now: NOW }));
 });
 afterEach(() => cleanup());
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
 
 describe("posts.create", () => {
   it("creates a published public note with rendered body and Thread figures", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Engine } from "../engine.js";
-import { EngineError } from "../errors.js";
+import { codeOf } from "../testing/error-code.js";
 import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
@@ -12,16 +12,6 @@ beforeEach(async () => {
   ({ engine, clock, cleanup } = await createTestEngine({ now: NOW }));
 });
 afterEach(() => cleanup());
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
 
 describe("posts.update", () => {
   it("keeps omitted fields, clears nulls, and moves updatedAt", async () => {

@@ -1,4 +1,5 @@
 export { sequentialIds } from "../shared/ids.js";
 export { fixedClock } from "../shared/time.js";
+export { codeOf } from "./error-code.js";
 export { storageContract } from "./storage-contract.js";
 export { createTestEngine, openTestDatabase, testDatabaseKind } from "./test-engine.js";

@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { Engine } from "../engine.js";
-import { EngineError } from "../errors.js";
 import { createTestEngine } from "../testing/test-engine.js";
 
-/** The error code a call fails with, or "OK". Test support only. */
-export async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+export { codeOf } from "../testing/error-code.js";
 
 /** Follows `nextCursor` to the end of a list; returns every page. Test support only. */
 export async function walkPages<Page extends { nextCursor: string | null }>(

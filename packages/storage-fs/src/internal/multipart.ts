@@ -3,8 +3,8 @@ import { createReadStream } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { MultipartStorage } from "@quire/core";
+import { chunksOf } from "@quire/core";
 import { writeAtomically } from "./atomic-write.js";
-import { chunksOf } from "./chunks.js";
 import { fileInfo, isMissing } from "./file-info.js";
 import { resolveKey, TMP_DIR } from "./keys.js";
 

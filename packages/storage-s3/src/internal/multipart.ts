@@ -1,6 +1,6 @@
 import { CompleteMultipartUploadCommand } from "@aws-sdk/client-s3";
 import type { MultipartStorage, StoredObject } from "@quire/core";
-import { chunksOf } from "./chunks.js";
+import { chunksOf } from "@quire/core";
 import { assertKey } from "./keys.js";
 import { abortUpload, createUpload, type S3Target, uploadPart } from "./put-object.js";
 

@@ -1,5 +1,4 @@
-import { StorageLimitError } from "@quire/core";
-import { chunksOf } from "./chunks.js";
+import { chunksOf, StorageLimitError } from "@quire/core";
 
 /** One buffered slice of a streamed body; `last` is true for the final one. */
 export interface BufferedPart {
