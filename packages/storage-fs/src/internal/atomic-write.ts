@@ -13,6 +13,8 @@ export interface AtomicWrite {
   maxBytes?: number | undefined;
   /** Called with every chunk before it is written (e.g. to hash the bytes). */
   onChunk?: (chunk: Uint8Array) => void;
+  /** False for scratch files (multipart parts): skips the fsyncs; still atomic. Default true. */
+  durable?: boolean;
 }
 
 /**
@@ -37,12 +39,12 @@ export async function writeAtomically(write: AtomicWrite): Promise<BigIntStats> 
       write.onChunk?.(chunk);
       await handle.write(chunk);
     }
-    await handle.sync();
+    if (write.durable !== false) await handle.sync();
     const stats = await handle.stat({ bigint: true });
     await handle.close();
     closed = true;
     await rename(tmp, write.target);
-    await syncDir(path.dirname(write.target));
+    if (write.durable !== false) await syncDir(path.dirname(write.target));
     return stats;
   } catch (error) {
     if (!closed) await handle.close().catch(() => {});
