@@ -36,4 +36,5 @@ export type {
   StoredObject,
 } from "./storage.js";
 export { chunksOf, StorageLimitError } from "./storage.js";
+export { type FileServing, servingOf } from "./uploads/file-types.js";
 export type { UploadCleanup, UploadFormPart, UploadTransport } from "./uploads/index.js";

@@ -1,4 +1,4 @@
-import type { ByteRange, Storage } from "@quire/core";
+import { type ByteRange, type Storage, servingOf } from "@quire/core";
 import type { FetchHandler } from "./handler.js";
 
 /** Options for {@link createFileHandler}. */
@@ -9,38 +9,6 @@ export interface FileHandlerOptions {
    */
   prefix: string;
 }
-
-/** Types by key extension. The engine gives every key the extension of its type. @see docs/media.md */
-const contentTypes: Record<string, string> = {
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  mp4: "video/mp4",
-  m4a: "audio/mp4",
-  pdf: "application/pdf",
-  md: "text/markdown; charset=utf-8",
-  txt: "text/plain; charset=utf-8",
-  csv: "text/csv; charset=utf-8",
-  json: "application/json",
-  zip: "application/zip",
-  gz: "application/gzip",
-  epub: "application/epub+zip",
-  doc: "application/msword",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  xls: "application/vnd.ms-excel",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  ppt: "application/vnd.ms-powerpoint",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  odt: "application/vnd.oasis.opendocument.text",
-  woff2: "font/woff2",
-  woff: "font/woff",
-  ttf: "font/ttf",
-  otf: "font/otf",
-};
-
-/** Shown in the browser; everything else is a download. */
-const inline = new Set(["jpg", "jpeg", "png", "webp", "mp4", "m4a", "pdf"]);
 
 /**
  * A Fetch handler serving stored objects at their public URL (`<prefix>/<key>`), for stores that
@@ -81,17 +49,17 @@ export function createFileHandler(storage: Storage, options: FileHandlerOptions)
 
 function fileHeaders(key: string, etag: string): Headers {
   const name = key.slice(key.lastIndexOf("/") + 1);
-  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? "";
+  const { contentType, inline } = servingOf(key);
   const headers = new Headers({
-    "content-type": contentTypes[extension] ?? "application/octet-stream",
-    "content-disposition": `${inline.has(extension) ? "inline" : "attachment"}; filename="${name.replace(/["\\]/g, "_")}"`,
+    "content-type": contentType,
+    "content-disposition": `${inline ? "inline" : "attachment"}; filename="${name.replace(/["\\]/g, "_")}"`,
     "x-content-type-options": "nosniff",
     "cache-control": "public, max-age=31536000, immutable",
     "accept-ranges": "bytes",
     etag,
   });
   // A PDF viewer does not run in a sandbox; every other file is kept from acting as a page.
-  if (extension !== "pdf")
+  if (!contentType.startsWith("application/pdf"))
     headers.set("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox");
   return headers;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EngineError } from "../errors.js";
-import { classifyFileType } from "./file-types.js";
+import { classifyFileType, servingOf } from "./file-types.js";
 import { mediaKeys, posterKeyOf } from "./storage-keys.js";
 
 describe("classifyFileType", () => {
@@ -89,5 +89,33 @@ describe("mediaKeys", () => {
       "media/1970/01/med_3/file.pdf",
     );
     expect(posterKeyOf("media/2023/11/med_1/clip.mp4")).toBe("media/2023/11/med_1/_poster.webp");
+  });
+});
+
+describe("servingOf", () => {
+  it("serves accepted media and PDF inline with their type, everything else as a download", () => {
+    expect(servingOf("media/2026/11/med_x/photo.jpg")).toEqual({ contentType: "image/jpeg", inline: true });
+    expect(servingOf("a/clip.mp4")).toEqual({ contentType: "video/mp4", inline: true });
+    expect(servingOf("a/song.m4a")).toEqual({ contentType: "audio/mp4", inline: true });
+    expect(servingOf("a/paper.PDF")).toEqual({ contentType: "application/pdf", inline: true });
+    expect(servingOf("attachments/med_x.md")).toEqual({
+      contentType: "text/markdown; charset=utf-8",
+      inline: false,
+    });
+    expect(servingOf("a/archive.zip")).toEqual({ contentType: "application/zip", inline: false });
+    expect(servingOf("a/unknown.xyz")).toEqual({ contentType: "application/octet-stream", inline: false });
+    expect(servingOf("a/no-extension")).toEqual({ contentType: "application/octet-stream", inline: false });
+  });
+
+  it("agrees with classifyFileType: a classified upload is served with its storage type", () => {
+    for (const [type, name] of [
+      ["image/png", "a.png"],
+      ["application/pdf", "a.pdf"],
+      ["font/woff2", "a.woff2"],
+      ["text/csv", "a.csv"],
+    ] as const) {
+      const file = classifyFileType(type, name);
+      expect(servingOf(`k/file.${file.extension}`).contentType.split(";")[0]).toBe(file.storageContentType);
+    }
   });
 });

@@ -63,8 +63,35 @@ const activeTypes = new Set([
   "application/x-javascript",
 ]);
 
-/** Key extensions that the file handler serves inline; a download must not borrow one of them. */
-const inlineExtensions = new Set(["jpg", "jpeg", "png", "webp", "mp4", "m4a", "pdf"]);
+/** The type each key extension is served with: the inverse of the tables above. */
+const typeByExtension: Record<string, string> = Object.fromEntries([
+  ...Object.entries(mediaTypes).map(([type, { extension }]) => [extension, type]),
+  ...Object.entries(documentExtensions).map(([type, extension]) => [extension, type]),
+  ["jpeg", "image/jpeg"],
+]);
+
+/** Images, video, audio and PDF open in the browser; everything else downloads. @see spec § Uploads */
+const inlineExtensions = new Set([...Object.values(mediaTypes).map((type) => type.extension), "jpeg", "pdf"]);
+
+/** How a stored file is served: its content type and whether it opens inline or downloads. */
+export interface FileServing {
+  contentType: string;
+  inline: boolean;
+}
+
+/**
+ * How to serve the object under `key`, from the key's extension (the engine gives every key the
+ * extension of its type): unknown extensions are `application/octet-stream` downloads, and text
+ * types carry `charset=utf-8`. @see docs/media.md § Serving files
+ */
+export function servingOf(key: string): FileServing {
+  const extension = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase() ?? "";
+  const type = typeByExtension[extension] ?? "application/octet-stream";
+  return {
+    contentType: type.startsWith("text/") ? `${type}; charset=utf-8` : type,
+    inline: inlineExtensions.has(extension),
+  };
+}
 
 const tokenPattern = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
 
