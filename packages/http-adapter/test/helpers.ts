@@ -1,6 +1,6 @@
-import type { Engine } from "@quire/core";
+import type { Engine, ErrorCode } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
-import { createHandler, type FetchHandler, type HandlerOptions } from "../src/index.js";
+import { createHandler, type FetchHandler, type HandlerOptions, statusOf } from "../src/index.js";
 
 /** A test site: an engine on a fresh database and its Fetch handler with a local dev token. */
 export interface TestSite {
@@ -51,6 +51,18 @@ export async function createTestSite(
       };
     },
   };
+}
+
+/**
+ * Every error answer of the API, whatever the test asserts beyond its status: exactly
+ * `{ error, code, details? }`, with a code whose status is the one sent. @see spec § Errors
+ */
+export function assertErrorShape(status: number, body: unknown): void {
+  if (status < 400) return;
+  const code = (body as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !isErrorBody(body, code) || statusOf[code as ErrorCode] !== status) {
+    throw new Error(`HTTP ${status} answered outside the spec's error shape: ${JSON.stringify(body)}`);
+  }
 }
 
 /** Asserts nothing about wording: an error body has exactly the spec's keys. */

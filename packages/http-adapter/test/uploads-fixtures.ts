@@ -7,7 +7,7 @@ import { createFsStorage } from "@quire/storage-fs";
 import { createS3Client, createS3Storage } from "@quire/storage-s3";
 import S3rver from "s3rver";
 import { createFileHandler, type FetchHandler } from "../src/index.js";
-import { createTestSite, type TestResponse, type TestSite } from "./helpers.js";
+import { assertErrorShape, createTestSite, type TestResponse, type TestSite } from "./helpers.js";
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -152,11 +152,9 @@ async function mediaSite(input: {
       }
       const response = await site.handler(new Request(`http://localhost${pathname}`, init));
       const text = await response.text();
-      return {
-        status: response.status,
-        headers: response.headers,
-        body: text === "" ? null : JSON.parse(text),
-      };
+      const parsed = text === "" ? null : JSON.parse(text);
+      assertErrorShape(response.status, parsed);
+      return { status: response.status, headers: response.headers, body: parsed };
     },
     download: async (url, headers = {}) => {
       if (/^https?:/.test(url)) return fetch(url, { headers });
