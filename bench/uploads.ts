@@ -74,6 +74,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const api = createHandler(engine, {
     devApiToken: "bench",
     clientAddress: (request) => bridge?.remoteAddress(request),
+    requestBody: (request) => bridge?.rawBody(request),
   });
   const files = createFileHandler(storage, { prefix: "/media" });
   bridge = createNodeBridge(

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 
 /** A Fetch-API request handler. */
@@ -17,6 +18,12 @@ export interface NodeBridge {
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The socket address a bridged `Request` came from (for the handler's `clientAddress`). */
   remoteAddress: (request: Request) => string | undefined;
+  /**
+   * The body of a bridged `Request` straight from Node's request stream (for the handler's
+   * `requestBody`): uploads then skip the Web-stream conversion. Stopping early leaves the stream
+   * to the bridge, which drains it after the response as it does for an unread `request.body`.
+   */
+  rawBody: (request: Request) => AsyncIterable<Uint8Array> | undefined;
 }
 
 /**
@@ -28,10 +35,12 @@ export interface NodeBridge {
 export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptions): NodeBridge {
   const { onError, closing = () => false } = options;
   const addresses = new WeakMap<Request, string>();
+  const incomings = new WeakMap<Request, Readable>();
   const listener = getRequestListener(
     async (request, env) => {
       const address = env.incoming.socket.remoteAddress;
       if (address) addresses.set(request, address);
+      incomings.set(request, env.incoming);
       const response = await handler(request);
       if (closing()) response.headers.set("connection", "close");
       return response;
@@ -47,5 +56,10 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
   return {
     listener: (req, res) => void listener(req, res),
     remoteAddress: (request) => addresses.get(request),
+    rawBody(request) {
+      const incoming = incomings.get(request);
+      if (!incoming || request.method === "GET" || request.method === "HEAD") return undefined;
+      return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) };
+    },
   };
 }

@@ -42,6 +42,8 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
     publicApiEnabled: config.publicApiEnabled,
     corsOrigins: config.corsOrigins,
     clientAddress: (request) => clientAddress(request),
+    // Upload bodies straight from Node's request stream: no Web-stream conversion on the way.
+    requestBody: (request) => bridge.rawBody(request),
     logger,
   });
   // Local files are served here; S3 and R2 objects are served by their own public URLs.

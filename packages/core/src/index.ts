@@ -27,6 +27,8 @@ export { randomIds, sequentialIds } from "./shared/ids.js";
 export { fixedClock, systemClock } from "./shared/time.js";
 export type {
   ByteRange,
+  ByteSource,
+  MultipartOptions,
   MultipartStorage,
   PresignedPut,
   PresignOptions,

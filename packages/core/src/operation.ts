@@ -9,6 +9,7 @@ import {
   type ValidationDetails,
   validationError,
 } from "./errors.js";
+import { isByteSource } from "./storage.js";
 
 /** Who may call an operation: anyone, the site owner, or the internal admin. */
 export type Access = "public" | "owner" | "internal";
@@ -89,7 +90,7 @@ function summarize(details: {
 function findNulCharacter(value: unknown, path = "", depth = 0): string | null {
   if (typeof value === "string") return value.includes("\u0000") ? path : null;
   if (typeof value !== "object" || value === null || depth > 32) return null;
-  if (value instanceof ReadableStream || value instanceof Uint8Array) return null;
+  if (isByteSource(value)) return null;
   for (const [key, item] of Object.entries(value)) {
     const found = findNulCharacter(item, path === "" ? key : `${path}.${key}`, depth + 1);
     if (found !== null) return found;

@@ -5,7 +5,7 @@
  */
 export interface Storage {
   /** Stores a stream under `key`, replacing any previous object; resolves once it is durable. */
-  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions): Promise<StoredObject>;
+  put(key: string, body: ByteSource, options: PutOptions): Promise<StoredObject>;
   /** Reads an object, or a byte range of it; null when there is no such object. */
   get(key: string, range?: ByteRange): Promise<StorageRead | null>;
   /** Size and type of an object without its bytes; null when absent. */
@@ -18,6 +18,22 @@ export interface Storage {
   presignPut?(key: string, options: PresignOptions): Promise<PresignedPut>;
   /** Present when the store has native multipart uploads. */
   multipart?: MultipartStorage;
+}
+
+/**
+ * Bytes as the engine hands them to a store: a Web stream, any async iterable of chunks (a Node
+ * stream, say, which the reference server passes straight from the socket), or bytes in memory.
+ * Read them with {@link chunksOf}.
+ */
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array;
+
+/** True for a value {@link chunksOf} can read: bytes, a Web stream or an async iterable. */
+export function isByteSource(value: unknown): value is ByteSource {
+  return (
+    value instanceof Uint8Array ||
+    value instanceof ReadableStream ||
+    (typeof value === "object" && value !== null && Symbol.asyncIterator in value)
+  );
 }
 
 /** Options for {@link Storage.put}. */
@@ -63,12 +79,12 @@ export interface PresignedPut {
 
 /** Native multipart uploads (S3 style). */
 export interface MultipartStorage {
-  create(key: string, contentType: string): Promise<{ uploadId: string }>;
+  create(key: string, contentType: string, options?: MultipartOptions): Promise<{ uploadId: string }>;
   uploadPart(input: {
     key: string;
     uploadId: string;
     partNumber: number;
-    body: ReadableStream<Uint8Array> | Uint8Array;
+    body: ByteSource;
     size?: number;
   }): Promise<{ etag: string }>;
   complete(input: {
@@ -77,6 +93,16 @@ export interface MultipartStorage {
     parts: { partNumber: number; etag: string }[];
   }): Promise<StoredObject>;
   abort(key: string, uploadId: string): Promise<void>;
+}
+
+/** Options for {@link MultipartStorage.create}. */
+export interface MultipartOptions {
+  /**
+   * A promise from the caller: `complete` will list parts 1..N, each of exactly `partSize` bytes
+   * but the last (which has 1..`partSize`). A store may then place each part at its offset as it
+   * arrives, instead of joining the parts at the end (the local folder does); others ignore it.
+   */
+  partSize?: number;
 }
 
 /** Thrown by a store when a write exceeds {@link PutOptions.maxBytes}. */
@@ -88,14 +114,17 @@ export class StorageLimitError extends Error {
 }
 
 /**
- * The bytes of a body, chunk by chunk; leaving the loop early cancels the stream. For storage
- * adapters, which accept a stream or bytes alike.
+ * The bytes of a body, chunk by chunk; leaving the loop early cancels the stream (or ends the
+ * iterable's iteration, which destroys a Node stream). For storage adapters, which accept every
+ * {@link ByteSource} alike.
  */
-export async function* chunksOf(
-  body: ReadableStream<Uint8Array> | Uint8Array,
-): AsyncGenerator<Uint8Array, void, undefined> {
+export async function* chunksOf(body: ByteSource): AsyncGenerator<Uint8Array, void, undefined> {
   if (body instanceof Uint8Array) {
     yield body;
+    return;
+  }
+  if (!(body instanceof ReadableStream)) {
+    yield* body;
     return;
   }
   const reader = body.getReader();

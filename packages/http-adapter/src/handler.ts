@@ -38,7 +38,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const match = router.match(request.method, path);
     if (!match) return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);
     const caller = await callerFor(match.route.surface, request);
-    const input = await readInput(match, url, request);
+    const input = await readInput(match, url, request, options.requestBody?.(request));
     const result = await engine.execute(match.route.operation, input, caller);
     if (match.route.status === 204) return new Response(null, { status: 204 });
     return json(result, match.route.status ?? 200);
@@ -77,15 +77,25 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   };
 }
 
-/** Path params, then the JSON body or the query string, as the operation's raw input. */
-async function readInput(match: RouteMatch, url: URL, request: Request): Promise<Record<string, unknown>> {
+/**
+ * Path params, then the JSON body or the query string, as the operation's raw input. Streamed
+ * bodies come from `rawBody` when the server supplied one, else from `request.body`.
+ */
+async function readInput(
+  match: RouteMatch,
+  url: URL,
+  request: Request,
+  rawBody: AsyncIterable<Uint8Array> | undefined,
+): Promise<Record<string, unknown>> {
   const { input } = match.route;
   if (input === "query") return { ...firstValues(url.searchParams), ...match.params };
   if (input === "body") return { ...(await readJsonObject(request)), ...match.params };
   if (input === "stream") {
-    return { ...firstValues(url.searchParams), ...streamInput(request), ...match.params };
+    return { ...firstValues(url.searchParams), ...streamInput(request, rawBody), ...match.params };
   }
-  if (input === "form") return { ...firstValues(url.searchParams), ...formInput(request), ...match.params };
+  if (input === "form") {
+    return { ...firstValues(url.searchParams), ...formInput(request, rawBody), ...match.params };
+  }
   return { ...match.params };
 }
 

@@ -1,9 +1,9 @@
-import { EngineError } from "@quire/core";
+import { type ByteSource, chunksOf, EngineError } from "@quire/core";
 
 /** One part of a `multipart/form-data` body: a text field, or a file whose bytes stream. */
 export type FormDataPart =
   | { name: string; value: string }
-  | { name: string; filename: string; contentType: string; body: ReadableStream<Uint8Array> };
+  | { name: string; filename: string; contentType: string; body: AsyncIterable<Uint8Array> };
 
 /** Bounds that keep a hostile form from costing memory. File bodies are never buffered. */
 export interface MultipartLimits {
@@ -36,7 +36,7 @@ export function formDataBoundary(contentType: string | null): string {
  * in the iteration or in a file body. Ending the iteration early cancels the source.
  */
 export async function* parseFormData(
-  source: ReadableStream<Uint8Array>,
+  source: ByteSource,
   boundary: string,
   limits: MultipartLimits = {},
 ): AsyncGenerator<FormDataPart, void, undefined> {
@@ -55,7 +55,7 @@ export async function* parseFormData(
           name: disposition.name,
           filename: disposition.filename,
           contentType: headers.get("content-type") ?? "application/octet-stream",
-          body: parser.bodyStream(),
+          body: parser.bodyChunks(),
         };
       }
     }
@@ -69,7 +69,7 @@ type ParserState = "preamble" | "body" | "delimiter" | "done";
 
 /** The pull-driven state machine behind {@link parseFormData}. */
 class FormDataParser {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly chunks: AsyncGenerator<Uint8Array, void, undefined>;
   /** `CRLF--boundary`: what ends every part body (a CRLF is put before the first boundary). */
   private readonly delimiter: Uint8Array;
   private readonly maxHeaderBytes: number;
@@ -80,8 +80,8 @@ class FormDataParser {
   /** Counts parts, so a body stream kept past its part reads nothing of the next one. */
   private part = 0;
 
-  constructor(source: ReadableStream<Uint8Array>, boundary: string, limits: MultipartLimits) {
-    this.reader = source.getReader();
+  constructor(source: ByteSource, boundary: string, limits: MultipartLimits) {
+    this.chunks = chunksOf(source);
     this.delimiter = encoder.encode(`\r\n--${boundary}`);
     this.maxHeaderBytes = limits.maxHeaderBytes ?? 8 * 1024;
   }
@@ -134,23 +134,14 @@ class FormDataParser {
     return new TextDecoder().decode(bytes);
   }
 
-  /** The current part's body as a stream that reads the source only when pulled. */
-  bodyStream(): ReadableStream<Uint8Array> {
+  /** The current part's body, read from the source only as it is iterated; empty once the parser moved on. */
+  async *bodyChunks(): AsyncGenerator<Uint8Array, void, undefined> {
     const part = this.part;
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          try {
-            const chunk = part === this.part ? await this.readBodyChunk() : null;
-            if (chunk === null) controller.close();
-            else controller.enqueue(chunk);
-          } catch (err) {
-            controller.error(err);
-          }
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    while (part === this.part) {
+      const chunk = await this.readBodyChunk();
+      if (chunk === null) return;
+      yield chunk;
+    }
   }
 
   /**
@@ -178,8 +169,7 @@ class FormDataParser {
   }
 
   async close(): Promise<void> {
-    if (!this.sourceDone) await this.reader.cancel().catch(() => {});
-    this.reader.releaseLock();
+    if (!this.sourceDone) await this.chunks.return().catch(() => {});
   }
 
   /** Reads until `pattern` appears within `limit` bytes of the offset; returns its index. */
@@ -203,9 +193,9 @@ class FormDataParser {
   /** Appends the next source chunk to what is left of the buffer; false at the end of the source. */
   private async fill(): Promise<boolean> {
     if (this.sourceDone) return false;
-    let result: ReadableStreamReadResult<Uint8Array>;
+    let result: IteratorResult<Uint8Array, void>;
     try {
-      result = await this.reader.read();
+      result = await this.chunks.next();
     } catch {
       this.sourceDone = true;
       throw malformed("The request body ended before the form did");

@@ -19,6 +19,14 @@ export interface HandlerOptions {
   authenticate?: (request: Request) => Caller | null | undefined | Promise<Caller | null | undefined>;
   /** The remote address of a request, supplied by the server; needed for `devApiToken`. */
   clientAddress?: (request: Request) => string | undefined;
+  /**
+   * The bytes of a request's body as the server received them, read instead of `request.body` by
+   * the upload routes (file bodies and forms). A Node server can pass its `IncomingMessage`: the
+   * bytes then go from the socket to the store without a Web-stream conversion on the way, which
+   * makes large uploads faster (the reference server does; see docs/media.md). Return undefined
+   * to use `request.body`.
+   */
+  requestBody?: (request: Request) => AsyncIterable<Uint8Array> | undefined;
   /** Handler for `/api/mcp`, injected so this package does not depend on the MCP SDK. */
   mcp?: (request: Request) => Promise<Response>;
   /** Where unexpected errors are reported; defaults to the engine's logger. */

@@ -69,9 +69,20 @@ describe("createFsStorage", () => {
     await expect(storage.put("media/b.bin", failing, { contentType: "x/y" })).rejects.toThrow(
       "client went away",
     );
+    // A source failing after several 4 MiB batches, with a write in flight.
+    const late = chunked(40, 256 * 1024, new Error("gone after 10 MiB"));
+    await expect(storage.put("media/late.bin", late, { contentType: "x/y" })).rejects.toThrow(
+      "gone after 10 MiB",
+    );
+    expect(await storage.head("media/late.bin")).toBeNull();
     const multipart = storage.multipart!;
-    for (const finish of ["complete", "abort"] as const) {
-      const { uploadId } = await multipart.create("media/c.bin", "x/y");
+    for (const [finish, options] of [
+      ["complete", {}],
+      ["abort", {}],
+      ["complete", { partSize: 30 }],
+      ["abort", { partSize: 30 }],
+    ] as const) {
+      const { uploadId } = await multipart.create("media/c.bin", "x/y", options);
       const { etag } = await multipart.uploadPart({
         key: "media/c.bin",
         uploadId,
@@ -116,6 +127,50 @@ describe("createFsStorage", () => {
     expect(await storage.get("media/2026")).toBeNull();
     await writeFile(path.join(root, "media", "plain"), "x");
     expect(await storage.head("media/plain/child.jpg")).toBeNull();
+  });
+
+  it("with a part size, writes parts in place and completes only parts 1..N, full but the last", async () => {
+    const multipart = storage.multipart!;
+    const key = "media/placed.bin";
+    const { uploadId } = await multipart.create(key, "x/y", { partSize: 4 });
+    const send = (partNumber: number, fill: number, length: number, size?: number) =>
+      multipart.uploadPart({ key, uploadId, partNumber, body: new Uint8Array(length).fill(fill), size });
+    await expect(send(1, 1, 5, 5)).rejects.toThrow(/more than the part size/);
+    await expect(send(1, 1, 5)).rejects.toBeInstanceOf(StorageLimitError);
+    const one = await send(1, 1, 4, 4);
+    const shortTwo = await send(2, 2, 3);
+    const three = await send(3, 3, 2);
+    const complete = (parts: { partNumber: number; etag: string }[]) =>
+      multipart.complete({ key, uploadId, parts });
+    await expect(
+      complete([
+        { partNumber: 1, etag: one.etag },
+        { partNumber: 3, etag: three.etag },
+      ]),
+    ).rejects.toThrow(/part 2 is missing/);
+    await expect(
+      complete([
+        { partNumber: 1, etag: one.etag },
+        { partNumber: 2, etag: shortTwo.etag },
+        { partNumber: 3, etag: three.etag },
+      ]),
+    ).rejects.toThrow(/every part but the last has 4/);
+    const two = await send(2, 2, 4);
+    await expect(
+      complete([
+        { partNumber: 1, etag: one.etag },
+        { partNumber: 2, etag: shortTwo.etag },
+        { partNumber: 3, etag: three.etag },
+      ]),
+    ).rejects.toThrow(/not found/);
+    const parts = [
+      { partNumber: 1, etag: one.etag },
+      { partNumber: 2, etag: two.etag },
+      { partNumber: 3, etag: three.etag },
+    ];
+    expect((await complete(parts)).size).toBe(10);
+    expect(await bytes(await storage.get(key))).toEqual(Uint8Array.of(1, 1, 1, 1, 2, 2, 2, 2, 3, 3));
+    expect(await readdir(path.join(root, ".tmp", "multipart"))).toEqual([]);
   });
 
   it("checks multipart ids, keys, part numbers and ETags", async () => {

@@ -94,7 +94,7 @@ async function planTransport(
   try {
     if (storage.multipart && input.size > ctx.config.uploadMultipartThreshold) {
       const partSize = Math.max(ctx.config.uploadPartSize, Math.ceil(input.size / maxParts));
-      const { uploadId } = await storage.multipart.create(input.key, contentType);
+      const { uploadId } = await storage.multipart.create(input.key, contentType, { partSize });
       return {
         transport: { kind: "multipartRelay", method: "PUT", url: `${base}/part`, partSize },
         multipartUploadId: uploadId,

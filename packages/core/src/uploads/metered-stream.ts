@@ -1,3 +1,5 @@
+import { type ByteSource, chunksOf } from "../storage.js";
+
 /** What a {@link meterStream} saw pass through. */
 export interface StreamMeter {
   /** Bytes passed on so far. */
@@ -20,24 +22,20 @@ export class MeterLimitError extends Error {
   }
 }
 
-/** Small chunks are joined up to this size, so a store writes (and syscalls) per half MiB, not per packet. */
-const defaultChunkBytes = 512 * 1024;
-
 /**
- * Passes a body through (pull-driven, so the consumer's pace sets the reading pace), counting
+ * Passes a body through as it is read (the consumer's pace sets the reading pace), counting
  * bytes, cutting the source off past `maxBytes`, and showing each chunk to `onChunk` (e.g. a hash).
- * Network-sized chunks are joined into pieces of about `chunkBytes`, which is all it holds in
- * memory. The meter tells afterwards why a write failed: too many bytes, the source's own error,
- * or neither (the consumer's fault).
+ * Chunks pass as they came, neither copied nor held: a store batches its own writes. The meter
+ * tells afterwards why a write failed: too many bytes, the source's own error, or neither (the
+ * consumer's fault). A consumer that stops early ends the source (cancels the stream).
  */
 export function meterStream(
-  source: ReadableStream<Uint8Array> | Uint8Array,
+  source: ByteSource,
   options: {
     maxBytes?: number | undefined;
     onChunk?: ((chunk: Uint8Array) => void) | undefined;
-    chunkBytes?: number | undefined;
   } = {},
-): { stream: ReadableStream<Uint8Array>; meter: StreamMeter } {
+): { stream: AsyncIterable<Uint8Array>; meter: StreamMeter } {
   const meter: StreamMeter = {
     bytes: 0,
     exceeded: false,
@@ -45,69 +43,35 @@ export function meterStream(
     sourceFailed: false,
     ended: false,
   };
-  const chunkBytes = options.chunkBytes ?? defaultChunkBytes;
-  const reader = (source instanceof Uint8Array ? streamOfBytes(source) : source).getReader();
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const parts: Uint8Array[] = [];
-        let size = 0;
-        while (size < chunkBytes) {
-          let result: ReadableStreamReadResult<Uint8Array>;
-          try {
-            result = await reader.read();
-          } catch (err) {
-            meter.sourceFailed = true;
-            meter.sourceError = err;
-            controller.error(err);
-            return;
-          }
-          if (result.done) {
-            meter.ended = true;
-            if (size > 0) controller.enqueue(join(parts, size));
-            controller.close();
-            return;
-          }
-          const chunk = result.value;
-          meter.bytes += chunk.byteLength;
-          if (options.maxBytes !== undefined && meter.bytes > options.maxBytes) {
-            meter.exceeded = true;
-            const error = new MeterLimitError(options.maxBytes);
-            controller.error(error);
-            await reader.cancel(error).catch(() => {});
-            return;
-          }
-          options.onChunk?.(chunk);
-          parts.push(chunk);
-          size += chunk.byteLength;
+  async function* metered(): AsyncGenerator<Uint8Array, void, undefined> {
+    const chunks = chunksOf(source);
+    try {
+      for (;;) {
+        let result: IteratorResult<Uint8Array, void>;
+        try {
+          result = await chunks.next();
+        } catch (err) {
+          meter.sourceFailed = true;
+          meter.sourceError = err;
+          throw err;
         }
-        controller.enqueue(join(parts, size));
-      },
-      async cancel(reason) {
-        await reader.cancel(reason).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { stream, meter };
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
+        if (result.done) {
+          meter.ended = true;
+          return;
+        }
+        const chunk = result.value;
+        meter.bytes += chunk.byteLength;
+        if (options.maxBytes !== undefined && meter.bytes > options.maxBytes) {
+          meter.exceeded = true;
+          throw new MeterLimitError(options.maxBytes);
+        }
+        options.onChunk?.(chunk);
+        yield chunk;
+      }
+    } finally {
+      // Ends the source when the consumer stopped early or the limit cut it off.
+      if (!meter.ended && !meter.sourceFailed) await chunks.return().catch(() => {});
+    }
   }
-  return out;
-}
-
-function streamOfBytes(bytes: Uint8Array): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (bytes.byteLength > 0) controller.enqueue(bytes);
-      controller.close();
-    },
-  });
+  return { stream: metered(), meter };
 }

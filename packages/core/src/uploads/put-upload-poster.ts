@@ -4,6 +4,7 @@ import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
+import type { ByteSource } from "../storage.js";
 import { matchesSignature, signatureLength } from "./file-signature.js";
 import { forgetLateWrite } from "./put-upload-body.js";
 import { posterKeyOf } from "./storage-keys.js";
@@ -61,7 +62,7 @@ export function checkPosterType(contentType: string | undefined): void {
 /** Stores a poster and checks that it is WebP; a poster that is not is deleted (400). */
 export async function storePoster(
   ctx: EngineContext,
-  input: { key: string; body: ReadableStream<Uint8Array> | Uint8Array; contentLength?: number | undefined },
+  input: { key: string; body: ByteSource; contentLength?: number | undefined },
 ): Promise<void> {
   if (input.contentLength !== undefined && input.contentLength > maxPosterBytes) {
     throw invalidField("poster", `A poster frame may be at most ${maxPosterBytes} bytes`);

@@ -1,7 +1,7 @@
 import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField, validationError } from "../errors.js";
-import { type Storage, StorageLimitError } from "../storage.js";
+import { type ByteSource, type Storage, StorageLimitError } from "../storage.js";
 import { meterStream, type StreamMeter } from "./metered-stream.js";
 import { createSha256 } from "./sha256.js";
 
@@ -15,7 +15,7 @@ export function requireStorage(ctx: EngineContext): Storage {
 /** What {@link storeBody} is to write and check. */
 export interface StoreBodyInput {
   key: string;
-  body: ReadableStream<Uint8Array> | Uint8Array;
+  body: ByteSource;
   contentType: string;
   /** More bytes than this cut the body off; nothing is left behind. */
   maxBytes: number;

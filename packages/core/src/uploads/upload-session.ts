@@ -4,6 +4,7 @@ import type { Database, UploadSessionsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, notFound, validationError } from "../errors.js";
 import { intParam } from "../shared/list-params.js";
+import { type ByteSource, isByteSource } from "../storage.js";
 import { posterKeyOf } from "./storage-keys.js";
 
 /** A session row as read. */
@@ -20,10 +21,7 @@ export const finishedRetentionSeconds = 24 * 60 * 60;
 
 /** The bytes of a request: a Web stream (HTTP) or bytes (in-process); absent is empty. */
 export const bodyParam = z
-  .custom<ReadableStream<Uint8Array> | Uint8Array>(
-    (value) => value instanceof ReadableStream || value instanceof Uint8Array,
-    "Expected the file's bytes",
-  )
+  .custom<ByteSource>(isByteSource, "Expected the file's bytes")
   .optional()
   .transform((value) => value ?? new Uint8Array(0));
 

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { BigIntStats } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { StorageLimitError } from "@quire/core";
 import { TMP_DIR } from "./keys.js";
+import { writeChunks } from "./write-chunks.js";
 
 /** Where a write goes and what it may contain. */
 export interface AtomicWrite {
@@ -11,8 +11,6 @@ export interface AtomicWrite {
   target: string;
   source: AsyncIterable<Uint8Array>;
   maxBytes?: number | undefined;
-  /** Called with every chunk before it is written (e.g. to hash the bytes). */
-  onChunk?: (chunk: Uint8Array) => void;
   /** False for scratch files (multipart parts): skips the fsyncs; still atomic. Default true. */
   durable?: boolean;
 }
@@ -32,13 +30,7 @@ export async function writeAtomically(write: AtomicWrite): Promise<BigIntStats> 
   const handle = await open(tmp, "wx");
   let closed = false;
   try {
-    let size = 0;
-    for await (const chunk of write.source) {
-      size += chunk.byteLength;
-      if (write.maxBytes !== undefined && size > write.maxBytes) throw new StorageLimitError(write.maxBytes);
-      write.onChunk?.(chunk);
-      await handle.write(chunk);
-    }
+    await writeChunks(handle, write.source, write);
     if (write.durable !== false) await handle.sync();
     const stats = await handle.stat({ bigint: true });
     await handle.close();
@@ -54,7 +46,7 @@ export async function writeAtomically(write: AtomicWrite): Promise<BigIntStats> 
 }
 
 /** Makes a rename durable where the platform allows fsync on a folder (not on Windows). */
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   if (process.platform === "win32") return;
   const handle = await open(dir, "r");
   try {

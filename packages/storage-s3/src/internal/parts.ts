@@ -1,4 +1,4 @@
-import { chunksOf, StorageLimitError } from "@quire/core";
+import { type ByteSource, chunksOf, StorageLimitError } from "@quire/core";
 
 /** One buffered slice of a streamed body; `last` is true for the final one. */
 export interface BufferedPart {
@@ -12,7 +12,7 @@ export interface BufferedPart {
  * full part is only handed out once more bytes follow, so the caller knows which part is last.
  */
 export async function* partsOf(
-  body: ReadableStream<Uint8Array> | Uint8Array,
+  body: ByteSource,
   partSize: number,
   maxBytes: number | undefined,
 ): AsyncGenerator<BufferedPart, void, undefined> {

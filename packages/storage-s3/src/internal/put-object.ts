@@ -6,7 +6,7 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import type { PutOptions, StoredObject } from "@quire/core";
+import type { ByteSource, PutOptions, StoredObject } from "@quire/core";
 import { StorageLimitError } from "@quire/core";
 import type { S3ClientLike } from "../client.js";
 import { isNotFound } from "../client.js";
@@ -28,7 +28,7 @@ export interface S3Target {
 export async function putObject(
   target: S3Target,
   key: string,
-  body: ReadableStream<Uint8Array> | Uint8Array,
+  body: ByteSource,
   { contentType, maxBytes }: PutOptions,
 ): Promise<StoredObject> {
   if (body instanceof Uint8Array) {
