@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Agent, createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -134,6 +135,111 @@ describe("createNodeBridge", () => {
     expect(await send("/first", Buffer.alloc(4 * 1024 * 1024))).toEqual({ status: 401, text: "seen /first" });
     expect(await send("/second", Buffer.alloc(10))).toEqual({ status: 401, text: "seen /second" });
     agent.destroy();
+  });
+
+  it("gives the handler the raw body from the socket as it arrives, every byte of it", async () => {
+    let firstChunkSeen!: () => void;
+    const firstChunk = new Promise<void>((resolve) => {
+      firstChunkSeen = resolve;
+    });
+    let received: Buffer | undefined;
+    const { port, bridge } = await serve(async (request) => {
+      const body = bridge.rawBody(request);
+      if (!body) {
+        firstChunkSeen();
+        return Response.json({ error: "no raw body" }, { status: 500 });
+      }
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of body) {
+        chunks.push(chunk);
+        firstChunkSeen();
+      }
+      received = Buffer.concat(chunks);
+      return Response.json({ bytes: received.byteLength });
+    });
+    const req = httpRequest({ host: "127.0.0.1", port, method: "PUT", path: "/upload" });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on("error", reject);
+    });
+    const first = randomBytes(1000);
+    const rest = randomBytes(200_000);
+    req.write(first);
+    await firstChunk; // the handler has bytes while the request is still open
+    req.end(rest);
+    const { status, text } = await answer;
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toEqual({ bytes: 201_000 });
+    expect(received?.equals(Buffer.concat([first, rest]))).toBe(true);
+  });
+
+  it("has no raw body for GET and HEAD", async () => {
+    const seen: Record<string, boolean> = {};
+    const { port, bridge } = await serve(async (request) => {
+      seen[request.method] = bridge.rawBody(request) === undefined;
+      return new Response("ok");
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "x" })).status).toBe(200);
+    expect(seen).toEqual({ GET: true, HEAD: true, POST: false });
+  });
+
+  it("leaves a raw body the handler stopped reading to be drained: the client gets its 400, the connection lives on", async () => {
+    const reads: number[] = [];
+    const { port, bridge } = await serve(async (request) => {
+      const body = bridge.rawBody(request);
+      if (!body) return new Response(`seen ${new URL(request.url).pathname}`);
+      let bytes = 0;
+      for await (const chunk of body) {
+        bytes += chunk.byteLength;
+        break; // as the engine does once a body passes its declared size
+      }
+      reads.push(bytes);
+      return Response.json({ error: "Too many bytes", code: "VALIDATION_ERROR" }, { status: 400 });
+    });
+    let connections = 0;
+    server?.on("connection", () => {
+      connections += 1;
+    });
+    const clientErrors: unknown[] = [];
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: Buffer) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, method, path, agent }, (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on("error", (error) => {
+          clientErrors.push(error);
+          reject(error);
+        });
+        req.end(body);
+      });
+    try {
+      const first = await send("PUT", "/first", Buffer.alloc(4 * 1024 * 1024, 7));
+      expect(first.status).toBe(400);
+      expect(JSON.parse(first.text)).toEqual({ error: "Too many bytes", code: "VALIDATION_ERROR" });
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toBeGreaterThan(0);
+      expect(reads[0]).toBeLessThan(4 * 1024 * 1024);
+      const second = await send("GET", "/second");
+      expect(second).toEqual({ status: 200, text: "seen /second" });
+      expect(connections).toBe(1); // the second request went over the first one's connection
+      expect(clientErrors).toEqual([]); // the rest of the first body was drained, not reset
+      expect(errors).toEqual([]);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("turns a handler that throws into a 500 in the spec's error shape and reports it", async () => {

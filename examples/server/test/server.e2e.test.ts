@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
+import type { Socket } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestSite, runProcess, type ServerProcess, startServerProcess } from "./support/processes.js";
@@ -165,6 +167,140 @@ describe("the reference server on a real port", () => {
     expect(revoked.code).toBe(0);
     expect((await api("/api/posts", bearer)).status).toBe(401);
   }, 90_000);
+
+  it("takes bodies from the socket: a relay file, bodies over their limits drained for the next request, a one-shot form", async () => {
+    type Session = { id: string; transport: { kind: string; method: string; url: string } };
+    type Media = { url: string } & Record<string, unknown>;
+    const bearer = { authorization: `Bearer ${devToken}` };
+    const init = async (filename: string, size: number): Promise<Session> => {
+      const body = JSON.stringify({ filename, contentType: "application/octet-stream", size });
+      const response = await api("/api/uploads/init", asDev({ method: "POST", body }));
+      expect(response.status).toBe(200);
+      return (await response.json()) as Session;
+    };
+    const complete = (id: string) =>
+      api(`/api/uploads/${id}/complete`, asDev({ method: "POST", body: "{}" }));
+    const download = async (media: Media) => {
+      expect(media.url).toMatch(/^\/media\//);
+      const response = await fetch(new URL(media.url, server.url));
+      expect(response.status).toBe(200);
+      return Buffer.from(await response.arrayBuffer());
+    };
+
+    // relay: the whole file in one PUT, then complete
+    const file = randomBytes(5 * 1024 * 1024 + 7);
+    const relay = await init("notes.bin", file.byteLength);
+    expect(relay).toEqual({
+      id: expect.stringMatching(/^upl_[0-9a-z]+$/),
+      transport: { kind: "relay", method: "PUT", url: `/api/uploads/${relay.id}/body` },
+    });
+    const put = await fetch(new URL(relay.transport.url, server.url), {
+      method: relay.transport.method,
+      headers: { ...bearer, "content-type": "application/octet-stream" },
+      body: file,
+    });
+    expect(put.status).toBe(204);
+    const completed = await complete(relay.id);
+    expect(completed.status).toBe(201);
+    const media = (await completed.json()) as Media;
+    expect(media).toMatchObject({
+      id: expect.stringMatching(/^med_[0-9a-z]+$/),
+      postId: null,
+      type: "media",
+      mediaKind: "document",
+      mimeType: "application/octet-stream",
+      originalName: "notes.bin",
+      size: file.byteLength,
+      url: expect.any(String),
+    });
+    expect((await download(media)).equals(file)).toBe(true);
+
+    // more bytes than declared, chunked (no Content-Length): the client gets the 400, nothing is
+    // kept, and the connection, drained rather than reset, carries the next requests
+    const short = await init("short.bin", 1000);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets: Socket[] = [];
+    const send = (method: string, path: string, contentType: string, chunks: Uint8Array[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port: server.port,
+          method,
+          path,
+          agent,
+          headers: { ...bearer, "content-type": contentType },
+        });
+        req.on("socket", (socket) => sockets.push(socket));
+        req.on("response", (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            body += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    try {
+      const chunks = [randomBytes(256 * 1024), randomBytes(256 * 1024), randomBytes(256 * 1024)];
+      const tooLong = await send("PUT", short.transport.url, "application/octet-stream", chunks);
+      expect(tooLong.status).toBe(400);
+      expect(JSON.parse(tooLong.body)).toMatchObject({ error: expect.any(String), code: "VALIDATION_ERROR" });
+      const notSent = await send("POST", `/api/uploads/${short.id}/complete`, "application/json", [
+        Buffer.from("{}"),
+      ]);
+      expect(notSent.status).toBe(400);
+      expect(JSON.parse(notSent.body)).toMatchObject({
+        error: expect.any(String),
+        code: "VALIDATION_ERROR",
+        details: { fieldErrors: { body: expect.any(Array) } },
+      });
+      // the same for a JSON body over the 10 MiB cap
+      const megabyte = Buffer.alloc(1024 * 1024, "a");
+      const json = [
+        Buffer.from('{"format":"note","bodyMarkdown":"'),
+        ...Array(12).fill(megabyte),
+        Buffer.from('"}'),
+      ];
+      const tooBig = await send("POST", "/api/posts", "application/json", json);
+      expect(tooBig.status).toBe(400);
+      expect(JSON.parse(tooBig.body)).toMatchObject({
+        error: expect.stringMatching(/larger than/),
+        code: "VALIDATION_ERROR",
+      });
+      const after = await send("POST", `/api/uploads/${short.id}/complete`, "application/json", [
+        Buffer.from("{}"),
+      ]);
+      expect(after.status).toBe(400);
+      expect(sockets).toHaveLength(4);
+      for (const socket of sockets) expect(socket).toBe(sockets[0]);
+    } finally {
+      agent.destroy();
+    }
+
+    // one-shot multipart/form-data
+    const text = "# Notes\n\nUploaded in one request, ünïcödé included.\n";
+    const form = new FormData();
+    form.append("alt", "Some notes");
+    form.append("file", new File([text], "notes.txt", { type: "text/plain" }));
+    const oneShot = await api("/api/upload", { method: "POST", headers: bearer, body: form });
+    expect(oneShot.status).toBe(201);
+    const note = (await oneShot.json()) as Media;
+    expect(note).toMatchObject({
+      id: expect.stringMatching(/^med_[0-9a-z]+$/),
+      postId: null,
+      type: "media",
+      mediaKind: "document",
+      mimeType: "text/plain",
+      originalName: "notes.txt",
+      size: Buffer.byteLength(text),
+      alt: "Some notes",
+      url: expect.any(String),
+    });
+    expect((await download(note)).toString("utf8")).toBe(text);
+  });
 
   it("lets an in-flight request finish on SIGTERM, then exits 0 with the database closed", async () => {
     const body = JSON.stringify({ format: "note", bodyMarkdown: "Sent across the shutdown" });

@@ -1,4 +1,4 @@
-import { type Caller, type Engine, EngineError, publicCaller } from "@quire/core";
+import { type Caller, chunksOf, type Engine, EngineError, publicCaller } from "@quire/core";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
 import { formInput, streamInput } from "./multipart-input.js";
@@ -78,8 +78,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
 }
 
 /**
- * Path params, then the JSON body or the query string, as the operation's raw input. Streamed
- * bodies come from `rawBody` when the server supplied one, else from `request.body`.
+ * Path params, then the JSON body or the query string, as the operation's raw input. Bodies come
+ * from `rawBody` when the server supplied one, else from `request.body`.
  */
 async function readInput(
   match: RouteMatch,
@@ -89,7 +89,7 @@ async function readInput(
 ): Promise<Record<string, unknown>> {
   const { input } = match.route;
   if (input === "query") return { ...firstValues(url.searchParams), ...match.params };
-  if (input === "body") return { ...(await readJsonObject(request)), ...match.params };
+  if (input === "body") return { ...(await readJsonObject(request, rawBody)), ...match.params };
   if (input === "stream") {
     return { ...firstValues(url.searchParams), ...streamInput(request, rawBody), ...match.params };
   }
@@ -108,8 +108,11 @@ function firstValues(params: URLSearchParams): Record<string, string> {
 /** Largest JSON body read, in bytes; post bodies are at most 1M characters (docs/posts.md). */
 const maxJsonBytes = 10 * 1024 * 1024;
 
-async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await readText(request, maxJsonBytes);
+async function readJsonObject(
+  request: Request,
+  rawBody: AsyncIterable<Uint8Array> | undefined,
+): Promise<Record<string, unknown>> {
+  const text = await readText(request, maxJsonBytes, rawBody);
   if (text.trim() === "") return {};
   let body: unknown;
   try {
@@ -124,20 +127,23 @@ async function readJsonObject(request: Request): Promise<Record<string, unknown>
 }
 
 /** The body as UTF-8 text, refusing (400) one larger than `limit` bytes before reading it all. */
-async function readText(request: Request, limit: number): Promise<string> {
+async function readText(
+  request: Request,
+  limit: number,
+  rawBody: AsyncIterable<Uint8Array> | undefined,
+): Promise<string> {
   const tooLarge = () =>
     new EngineError("VALIDATION_ERROR", `The request body is larger than ${limit} bytes`);
   if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge();
-  if (!request.body) return "";
+  const body = rawBody ?? request.body;
+  if (!body) return "";
   const decoder = new TextDecoder();
   let text = "";
   let received = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+  // Leaving the loop early (too large) cancels the stream, or hands a raw body back to the server.
+  for await (const chunk of chunksOf(body)) {
     received += chunk.byteLength;
-    if (received > limit) {
-      await request.body.cancel().catch(() => {});
-      throw tooLarge();
-    }
+    if (received > limit) throw tooLarge();
     text += decoder.decode(chunk, { stream: true });
   }
   return text + decoder.decode();

@@ -21,10 +21,11 @@ export interface HandlerOptions {
   clientAddress?: (request: Request) => string | undefined;
   /**
    * The bytes of a request's body as the server received them, read instead of `request.body` by
-   * the upload routes (file bodies and forms). A Node server can pass its `IncomingMessage`: the
-   * bytes then go from the socket to the store without a Web-stream conversion on the way, which
-   * makes large uploads faster (the reference server does; see docs/media.md). Return undefined
-   * to use `request.body`.
+   * every route that takes a body (JSON, file bodies and forms). A Node server can pass its
+   * `IncomingMessage`: the bytes then go from the socket to the store without a Web-stream
+   * conversion on the way, which makes large uploads faster (the reference server does; see
+   * docs/media.md). Iteration may stop early (a body over a limit): the server then decides what
+   * happens to the rest. Return undefined to use `request.body`.
    */
   requestBody?: (request: Request) => AsyncIterable<Uint8Array> | undefined;
   /** Handler for `/api/mcp`, injected so this package does not depend on the MCP SDK. */
