@@ -1,11 +1,12 @@
 /**
- * Upload benchmark: `pnpm bench:uploads [--size-mib=1024] [--oneshot-mib=5] [--oneshot-count=20] [--runs=2]`.
+ * Upload benchmark: `pnpm bench:uploads [--size-mib=1024] [--oneshot-mib=5] [--oneshot-count=20] [--runs=5] [--only=relay,…]`.
  * Uploads a large file through the `relay` and `multipartRelay` transports (and relay with a
  * checksum) and a 5 MB image through the one-shot `POST /api/upload`, over HTTP on 127.0.0.1 to a
  * server in a child process (createHandler + createFileHandler on a local folder store, behind the
- * reference server's node:http bridge). Reports throughput next to a plain streamed copy of the
- * same file on the same disk (fsynced, as the store does), and the server's peak RSS growth,
- * sampled inside the server. Files live under bench/.data/uploads. See bench/README.md § Uploads.
+ * reference server's node:http bridge, which hands upload bodies over as Node streams). Each upload
+ * runs right after a plain streamed copy of the same bytes on the same disk (fsynced, as the store
+ * does) and is reported as a share of it, with the server's peak RSS growth sampled inside the
+ * server. Files live under bench/.data/uploads. See bench/README.md § Uploads.
  * `QUIRE_BENCH_PROF=<dir>` writes a CPU profile of each server process there.
  */
 
@@ -149,15 +150,13 @@ interface Result {
   /** Seconds from init to the media record (includes complete). */
   total: number;
   rssGrowth: number;
-  /** The copy rate this upload is compared with (default: the big file's copy). */
-  baseline?: number;
 }
 
 async function main(): Promise<void> {
   const sizeMiB = Number(args["size-mib"] ?? 1024);
   const oneShotMiB = Number(args["oneshot-mib"] ?? 5);
   const oneShotCount = Number(args["oneshot-count"] ?? 20);
-  const runs = Number(args.runs ?? 2);
+  const runs = Number(args.runs ?? 5);
   mkdirSync(dataDir, { recursive: true });
   const source = path.join(dataDir, `source-${sizeMiB}.bin`);
   if (!existsSync(source) || statSync(source).size !== sizeMiB * MiB) await makeFile(source, sizeMiB);
@@ -167,105 +166,135 @@ async function main(): Promise<void> {
   console.log(
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node ${process.version}`,
   );
-  console.log(`File: ${sizeMiB} MiB; best of ${runs} runs each\n`);
+  console.log(
+    `File: ${sizeMiB} MiB; ${runs} rounds each, every upload paired with a copy timed just before it\n`,
+  );
 
-  const copies: number[] = [];
-  for (let run = 0; run < runs; run++) copies.push(await timeCopy(source, path.join(dataDir, "copy.bin")));
-  const copy = Math.min(...copies);
-  console.log(`plain copy (stream + fsync): ${rate(size, copy)}`);
-
-  const results: Result[] = [];
-  const scenarios: {
-    name: string;
-    threshold: number;
-    run: (server: ServerHandle) => Promise<Omit<Result, "rssGrowth">>;
-  }[] = [
+  const copyBig = () => timeCopy(source, path.join(dataDir, "copy.bin"));
+  const scenarios: Scenario[] = [
     {
       name: "node:http → file (no engine)",
       threshold: 8 * 1024 * MiB,
+      copy: copyBig,
       run: (server) => raw(server, source, size),
     },
-    { name: "relay", threshold: 8 * 1024 * MiB, run: (server) => relay(server, source, size, null) },
+    {
+      name: "relay",
+      threshold: 8 * 1024 * MiB,
+      copy: copyBig,
+      run: (server) => relay(server, source, size, null),
+    },
     {
       name: "relay + checksumSha256",
       threshold: 8 * 1024 * MiB,
+      copy: copyBig,
       run: (server) => relay(server, source, size, checksum),
     },
     {
       name: "multipartRelay (50 MiB parts)",
       threshold: 64 * MiB,
+      copy: copyBig,
       run: (server) => multipartRelay(server, source, size),
     },
   ];
-  const only = args.only?.split(",");
-  for (const scenario of scenarios) {
-    if (only && !only.some((name) => scenario.name.startsWith(name))) continue;
-    const best = await bestOf(runs, scenario.name, scenario.threshold, scenario.run);
-    results.push(best);
-  }
   const image = path.join(dataDir, `image-${oneShotMiB}.png`);
   if (!existsSync(image)) await makeImage(image, oneShotMiB);
-  const imageSize = statSync(image).size;
-  const smallCopies: number[] = [];
-  for (let run = 0; run < runs; run++) smallCopies.push(await timeSmallCopies(image, oneShotCount));
-  const smallCopy = Math.min(...smallCopies);
-  console.log(
-    `plain copy of the image × ${oneShotCount} (each fsynced): ${rate(imageSize * oneShotCount, smallCopy)}`,
-  );
-  if (!only || only.includes("one-shot")) {
-    const result = await bestOf(
-      runs,
-      `one-shot ${oneShotMiB} MB image × ${oneShotCount}`,
-      64 * MiB,
-      (server) => oneShot(server, image, oneShotCount),
-    );
-    results.push({ ...result, baseline: (imageSize * oneShotCount) / smallCopy });
+  scenarios.push({
+    name: `one-shot ${oneShotMiB} MB image × ${oneShotCount}`,
+    threshold: 64 * MiB,
+    copy: () => timeSmallCopies(image, oneShotCount),
+    run: (server) => oneShot(server, image, oneShotCount),
+  });
+
+  const only = args.only?.split(",");
+  const results: Summary[] = [];
+  for (const scenario of scenarios) {
+    if (only && !only.some((name) => scenario.name.startsWith(name))) continue;
+    results.push(await measure(runs, scenario));
   }
 
   console.log(
-    "\n| upload | MiB/s (transfer) | MiB/s (init → record) | copy baseline MiB/s | % of copy (init → record) | peak RSS growth |",
+    "\n| upload | MiB/s (transfer) | MiB/s (init → record) | copy MiB/s | % of copy (init → record) | peak RSS growth |",
   );
   console.log("|---|---|---|---|---|---|");
-  const copyRate = size / copy;
   for (const result of results) {
-    const totalRate = result.bytes / result.total;
-    const baseline = result.baseline ?? copyRate;
     console.log(
-      `| ${result.name} | ${mibps(result.bytes / result.transfer)} | ${mibps(totalRate)} | ${mibps(baseline)} | ${pct(totalRate / baseline)} | ${(result.rssGrowth / MiB).toFixed(1)} MiB |`,
+      `| ${result.name} | ${mibps(result.transferRate)} | ${mibps(result.totalRate)} | ${mibps(result.copyRate)} | ${pct(result.ratio)} (${pct(result.ratioRange[0])}–${pct(result.ratioRange[1])}) | ${(result.rssGrowth / MiB).toFixed(1)} MiB |`,
     );
   }
+  console.log("\nMedians of the rounds; the range is the lowest and highest round's % of its copy.");
   rmSync(path.join(dataDir, "copy.bin"), { force: true });
 }
 
-async function bestOf(
-  runs: number,
-  name: string,
-  threshold: number,
-  run: (server: ServerHandle) => Promise<Omit<Result, "rssGrowth">>,
-): Promise<Result> {
-  let best: Result | undefined;
-  for (let attempt = 0; attempt < runs; attempt++) {
+/** One upload case: how to run it, and the copy it is compared with. */
+interface Scenario {
+  name: string;
+  /** The server's multipart threshold: decides relay or multipartRelay. */
+  threshold: number;
+  /** Times the plain copy of the same bytes; seconds. */
+  copy: () => Promise<number>;
+  run: (server: ServerHandle) => Promise<Omit<Result, "rssGrowth">>;
+}
+
+/** A scenario's rounds, summed up. */
+interface Summary {
+  name: string;
+  transferRate: number;
+  totalRate: number;
+  copyRate: number;
+  /** Median over the rounds of (upload rate ÷ the copy rate of the same round). */
+  ratio: number;
+  ratioRange: [number, number];
+  /** The largest growth of any round. */
+  rssGrowth: number;
+}
+
+/**
+ * Runs a scenario `runs` times, each on a fresh server, right after a copy of the same bytes: the
+ * VM's disk and CPU speed drift by tens of percent within a minute, so an upload is compared with
+ * the copy next to it, and the medians are reported.
+ */
+async function measure(runs: number, scenario: Scenario): Promise<Summary> {
+  const rounds: { result: Result; copyRate: number }[] = [];
+  for (let round = 0; round < runs; round++) {
+    const copySeconds = await scenario.copy();
     const dir = path.join(dataDir, "site");
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const server = await startServer({ dir, multipartThreshold: threshold, partSize: 50 * MiB });
+    const server = await startServer({ dir, multipartThreshold: scenario.threshold, partSize: 50 * MiB });
     try {
       await server.mark();
-      const timed = await run(server);
+      const timed = await scenario.run(server);
       const memory = await server.peak();
       const result = { ...timed, rssGrowth: memory.peak - memory.baseline };
+      const copyRate = timed.bytes / copySeconds;
+      rounds.push({ result, copyRate });
       console.log(
-        `${name}: ${rate(timed.bytes, timed.transfer)} transfer, ${rate(timed.bytes, timed.total)} init → record, RSS +${(result.rssGrowth / MiB).toFixed(1)} MiB (baseline ${(memory.baseline / MiB).toFixed(0)} MiB)`,
+        `${scenario.name}: ${rate(timed.bytes, timed.transfer)} transfer, ${rate(timed.bytes, timed.total)} init → record, copy ${mibps(copyRate)} MiB/s, ${pct(timed.bytes / timed.total / copyRate)} of copy, RSS +${(result.rssGrowth / MiB).toFixed(1)} MiB (baseline ${(memory.baseline / MiB).toFixed(0)} MiB)`,
       );
-      if (!best || result.total < best.total)
-        best = { ...result, rssGrowth: Math.max(result.rssGrowth, best?.rssGrowth ?? 0) };
-      else best.rssGrowth = Math.max(best.rssGrowth, result.rssGrowth);
     } finally {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return best as Result;
+  const ratios = rounds.map(({ result, copyRate }) => result.bytes / result.total / copyRate);
+  return {
+    name: scenario.name,
+    transferRate: median(rounds.map(({ result }) => result.bytes / result.transfer)),
+    totalRate: median(rounds.map(({ result }) => result.bytes / result.total)),
+    copyRate: median(rounds.map(({ copyRate }) => copyRate)),
+    ratio: median(ratios),
+    ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+    rssGrowth: Math.max(...rounds.map(({ result }) => result.rssGrowth)),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function startServer(options: ServeOptions): Promise<ServerHandle> {

@@ -4,9 +4,11 @@ import { StorageLimitError } from "@quire/core";
 /**
  * Bytes gathered before they go to the file in one `writev`. While one batch is being written the
  * next one gathers, so reading from the source and writing to the disk overlap; at most two
- * batches (and the source's own buffer) are held at once.
+ * batches (and the source's own buffer) are held at once. Larger batches were no faster on the
+ * reference machine, and chunks held longer outlive more garbage collections (4 MiB batches
+ * raised peak RSS growth by about 15 MiB).
  */
-const batchBytes = 4 * 1024 * 1024;
+const batchBytes = 1024 * 1024;
 
 /**
  * Every this many bytes a `datasync` starts in the background (one at a time), so the disk writes
