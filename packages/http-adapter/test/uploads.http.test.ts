@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestSite, isErrorBody } from "./helpers.js";
 import {
@@ -542,5 +543,49 @@ describe("types", () => {
       expect(response.headers.get("content-type")).toBe(served);
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     }
+  });
+});
+
+describe("in process, through the engine's functions", () => {
+  it("takes bodies as Node streams or any async iterable of byte chunks, and refuses text chunks", async () => {
+    site = await createFsMediaSite({ config });
+    const { engine } = site;
+    const owner = { role: "owner" } as const;
+    const upload = (filename: string, size: number) =>
+      engine.uploads.init({ filename, contentType: "application/octet-stream", size }, owner);
+
+    const file = filler(60 * KiB, 3);
+    const relay = await upload("stream.bin", file.byteLength);
+    const body = Readable.from([file.subarray(0, 1000), file.subarray(1000, 40_000), file.subarray(40_000)]);
+    await engine.uploads.putBody({ id: relay.id, body }, owner);
+    const media = await engine.uploads.complete({ id: relay.id }, owner);
+    expect(media.size).toBe(file.byteLength);
+    expect(await bytesOf(await site.download(media.url))).toEqual(file);
+
+    // multipartRelay (file above the 64 KiB threshold, 32 KiB parts), each part an async generator
+    const big = filler(100 * KiB, 4);
+    const multipart = await upload("parts.bin", big.byteLength);
+    expect(multipart.transport.kind).toBe("multipartRelay");
+    const partSize = 32 * KiB;
+    const parts = [];
+    for (let n = 1; (n - 1) * partSize < big.byteLength; n++) {
+      const slice = big.subarray((n - 1) * partSize, n * partSize);
+      async function* halves() {
+        yield slice.subarray(0, 100);
+        yield slice.subarray(100);
+      }
+      parts.push(await engine.uploads.putPart({ id: multipart.id, partNumber: n, body: halves() }, owner));
+    }
+    const assembled = await engine.uploads.complete({ id: multipart.id, parts }, owner);
+    expect(await bytesOf(await site.download(assembled.url))).toEqual(big);
+
+    const text = await upload("text.bin", 5);
+    await expect(
+      engine.uploads.putBody({ id: text.id, body: Readable.from(["hello"]) }, owner),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(engine.uploads.complete({ id: text.id }, owner)).rejects.toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: { fieldErrors: { body: expect.any(Array) } },
+    });
   });
 });

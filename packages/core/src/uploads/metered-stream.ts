@@ -1,3 +1,4 @@
+import { validationError } from "../errors.js";
 import { type ByteSource, chunksOf } from "../storage.js";
 
 /** What a {@link meterStream} saw pass through. */
@@ -50,6 +51,9 @@ export function meterStream(
         let result: IteratorResult<Uint8Array, void>;
         try {
           result = await chunks.next();
+          if (!result.done && !(result.value instanceof Uint8Array)) {
+            throw validationError("The file's bytes must come as Uint8Array chunks (not text)");
+          }
         } catch (err) {
           meter.sourceFailed = true;
           meter.sourceError = err;

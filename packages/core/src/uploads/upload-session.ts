@@ -19,7 +19,7 @@ export const sessionLifetimeSeconds = 15 * 60;
 /** How long a finished (completed, aborted, expired) session row is kept before cleanup removes it. */
 export const finishedRetentionSeconds = 24 * 60 * 60;
 
-/** The bytes of a request: a Web stream (HTTP) or bytes (in-process); absent is empty. */
+/** The bytes of a request: a Web stream, any async iterable of byte chunks, or bytes; absent is empty. */
 export const bodyParam = z
   .custom<ByteSource>(isByteSource, "Expected the file's bytes")
   .optional()
