@@ -146,7 +146,8 @@ class FormDataParser {
 
   /**
    * The next piece of the current body (or preamble), or null at its delimiter. Bytes that could
-   * be the start of a delimiter split across chunks are held back until the next chunk decides.
+   * be the start of a delimiter split across chunks are held back until the next chunk decides;
+   * usually there are none, so the next chunk is used as it came, not copied onto them.
    */
   async readBodyChunk(): Promise<Uint8Array | null> {
     if (this.state !== "body" && this.state !== "preamble") return null;
@@ -158,7 +159,7 @@ class FormDataParser {
         this.state = "delimiter";
         return chunk.byteLength > 0 ? chunk : null;
       }
-      const safeEnd = this.buffer.byteLength - (this.delimiter.byteLength - 1);
+      const safeEnd = this.buffer.byteLength - partialMatchAtEnd(this.buffer, this.offset, this.delimiter);
       if (safeEnd > this.offset) {
         const chunk = this.buffer.subarray(this.offset, safeEnd);
         this.offset = safeEnd;
@@ -220,6 +221,22 @@ class FormDataParser {
   private text(start: number, end: number): string {
     return new TextDecoder().decode(this.buffer.subarray(start, end));
   }
+}
+
+/**
+ * The length of the longest end of `bytes` (from `from` on) that begins `pattern` without
+ * completing it: where a pattern split across two chunks may start. 0 for most chunks of binary
+ * data, which end with anything but a prefix of the pattern.
+ */
+export function partialMatchAtEnd(bytes: Uint8Array, from: number, pattern: Uint8Array): number {
+  const longest = Math.min(pattern.byteLength - 1, bytes.byteLength - from);
+  for (let length = longest; length > 0; length--) {
+    const start = bytes.byteLength - length;
+    let at = 0;
+    while (at < length && bytes[start + at] === pattern[at]) at++;
+    if (at === length) return length;
+  }
+  return 0;
 }
 
 /** Node's Buffer, when the runtime has one: its `indexOf` searches natively (and much faster). */
