@@ -39,6 +39,12 @@ export function isByteSource(value: unknown): value is ByteSource {
 /** Options for {@link Storage.put}. */
 export interface PutOptions {
   contentType: string;
+  /**
+   * The `Content-Disposition` a store that serves its objects itself (S3) sends with this one:
+   * `attachment` makes browsers download it. A local folder ignores it; its file handler derives
+   * the same header from the key.
+   */
+  contentDisposition?: string | undefined;
   /** Reject (and leave nothing behind) once more than this many bytes arrive. */
   maxBytes?: number;
 }
@@ -66,6 +72,8 @@ export interface StorageRead extends StoredObject {
 /** Options for {@link Storage.presignPut}. */
 export interface PresignOptions {
   contentType: string;
+  /** As {@link PutOptions.contentDisposition}; when set, it is one of the signed headers. */
+  contentDisposition?: string | undefined;
   size: number;
   expiresInSeconds: number;
 }
@@ -103,6 +111,8 @@ export interface MultipartOptions {
    * arrives, instead of joining the parts at the end (the local folder does); others ignore it.
    */
   partSize?: number;
+  /** As {@link PutOptions.contentDisposition}, for the assembled object. */
+  contentDisposition?: string | undefined;
 }
 
 /** Thrown by a store when a write exceeds {@link PutOptions.maxBytes}. */

@@ -48,11 +48,10 @@ export function createFileHandler(storage: Storage, options: FileHandlerOptions)
 }
 
 function fileHeaders(key: string, etag: string): Headers {
-  const name = key.slice(key.lastIndexOf("/") + 1);
-  const { contentType, inline } = servingOf(key);
+  const { contentType, contentDisposition } = servingOf(key);
   const headers = new Headers({
     "content-type": contentType,
-    "content-disposition": `${inline ? "inline" : "attachment"}; filename="${name.replace(/["\\]/g, "_")}"`,
+    "content-disposition": contentDisposition,
     "x-content-type-options": "nosniff",
     "cache-control": "public, max-age=31536000, immutable",
     "accept-ranges": "bytes",

@@ -9,6 +9,7 @@ import {
   type MediaSite,
   MiB,
   mp4File,
+  pdfFile,
   pngFile,
   type S3Server,
   sha256,
@@ -58,7 +59,11 @@ describe("put transport on S3", () => {
         new RegExp(`^${server.endpoint}/${server.bucket}/media/.+/direct\\.png\\?.*X-Amz-Signature=`),
       ),
       method: "PUT",
-      headers: { "content-type": "image/png", "content-length": String(file.byteLength) },
+      headers: {
+        "content-type": "image/png",
+        "content-length": String(file.byteLength),
+        "content-disposition": 'inline; filename="direct.png"',
+      },
       expiresAt: site.clock.now() + 15 * 60,
     });
     expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).status).toBe(400);
@@ -87,9 +92,26 @@ describe("put transport on S3", () => {
     const download = await site.download(done.body.url);
     expect(download.status).toBe(200);
     expect(download.headers.get("content-type")).toBe("image/png");
+    expect(download.headers.get("content-disposition")).toBe('inline; filename="direct.png"');
     expect(await bytesOf(download)).toEqual(file);
     expect((await site.call("DELETE", `/api/posts/${post.body.id}`)).body).toEqual({ success: true });
     expect(await site.storedKeys()).toEqual([]);
+  });
+
+  it("has the bucket serve documents as downloads and a PDF inline", async () => {
+    site = await createS3MediaSite(server, { config });
+    for (const [filename, contentType, file, disposition] of [
+      ["Notes 2026.zip", "application/zip", filler(3000, 5), 'attachment; filename="notes-2026.zip"'],
+      ["Paper.pdf", "application/pdf", pdfFile(), 'inline; filename="paper.pdf"'],
+    ] as const) {
+      const { id, transport } = await init({ filename, contentType, size: file.byteLength });
+      expect((await putDirect(transport, file)).ok).toBe(true);
+      const done = await site.call("POST", `/api/uploads/${id}/complete`, {});
+      expect(done.status, JSON.stringify(done.body)).toBe(201);
+      const download = await site.download(done.body.url);
+      expect(download.headers.get("content-disposition")).toBe(disposition);
+      expect(await bytesOf(download)).toEqual(file);
+    }
   });
 
   it("checks the checksum and the leading bytes by reading the object back", async () => {
@@ -163,7 +185,9 @@ describe("multipartRelay transport on S3", () => {
       attachments: [{ type: "media", mediaId: done.body.id }],
     });
     expect((await site.call("GET", `/api/posts/${post.body.id}`)).body.attachments[0].id).toBe(done.body.id);
-    expect(await digestOf(await site.download(done.body.url))).toBe(sha256(file));
+    const download = await site.download(done.body.url);
+    expect(download.headers.get("content-disposition")).toBe('inline; filename="long.mp4"');
+    expect(await digestOf(download)).toBe(sha256(file));
     expect((await site.call("DELETE", `/api/media/${done.body.id}`)).body).toEqual({ success: true });
     expect(await site.storedKeys()).toEqual([]);
   });

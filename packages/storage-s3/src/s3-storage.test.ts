@@ -83,6 +83,61 @@ describe("createS3Storage", () => {
     expect(signed.headers).toEqual({ "content-type": "image/png", "content-length": "10" });
   });
 
+  it("stores the content disposition, and the bucket serves it, whichever way the object came", async () => {
+    const storage = loopbackStorage();
+    const served = async (key: string) => {
+      const response = await fetch(`${endpoint}/${BUCKET}/${key}`);
+      await response.arrayBuffer();
+      return response.headers.get("content-disposition");
+    };
+    const attachment = (name: string) => `attachment; filename="${name}"`;
+    await storage.put("media/whole.zip", new Uint8Array(10), {
+      contentType: "application/zip",
+      contentDisposition: attachment("whole.zip"),
+    });
+    expect(await served("media/whole.zip")).toBe(attachment("whole.zip"));
+    // a stream longer than a part goes up as a multipart upload
+    const chunks = [new Uint8Array(3 * MiB), new Uint8Array(3 * MiB)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const chunk = chunks.shift();
+        if (chunk) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    await storage.put("media/streamed.zip", stream, {
+      contentType: "application/zip",
+      contentDisposition: attachment("streamed.zip"),
+    });
+    expect(await served("media/streamed.zip")).toBe(attachment("streamed.zip"));
+
+    const signed = await storage.presignPut!("media/signed.zip", {
+      contentType: "application/zip",
+      contentDisposition: attachment("signed.zip"),
+      size: 4,
+      expiresInSeconds: 60,
+    });
+    expect(new URL(signed.url).searchParams.get("X-Amz-SignedHeaders")?.split(";")).toContain(
+      "content-disposition",
+    );
+    const put = await fetch(signed.url, { method: "PUT", headers: signed.headers, body: new Uint8Array(4) });
+    expect(put.status).toBe(200);
+    expect(await served("media/signed.zip")).toBe(attachment("signed.zip"));
+
+    const multipart = storage.multipart!;
+    const { uploadId } = await multipart.create("media/parts.zip", "application/zip", {
+      contentDisposition: attachment("parts.zip"),
+    });
+    const part = await multipart.uploadPart({
+      key: "media/parts.zip",
+      uploadId,
+      partNumber: 1,
+      body: new Uint8Array(5),
+    });
+    await multipart.complete({ key: "media/parts.zip", uploadId, parts: [{ partNumber: 1, ...part }] });
+    expect(await served("media/parts.zip")).toBe(attachment("parts.zip"));
+  });
+
   it("refuses to presign with a client that would sign an empty-body checksum", async () => {
     const client = new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials });
     const storage = createS3Storage({ client, bucket: BUCKET, region: "us-east-1" });

@@ -89,7 +89,7 @@ export function createS3Storage(options: S3StorageOptions): Storage {
       return joinUrl(baseUrl, key);
     },
 
-    async presignPut(key, { contentType, size, expiresInSeconds }) {
+    async presignPut(key, { contentType, contentDisposition, size, expiresInSeconds }) {
       assertKey(key);
       if ((await client.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") {
         throw new Error('presignPut needs an S3 client with requestChecksumCalculation: "WHEN_REQUIRED"');
@@ -99,12 +99,15 @@ export function createS3Storage(options: S3StorageOptions): Storage {
         Key: key,
         ContentType: contentType,
         ContentLength: size,
+        ContentDisposition: contentDisposition,
       });
+      const headers: Record<string, string> = { "content-type": contentType, "content-length": String(size) };
+      if (contentDisposition !== undefined) headers["content-disposition"] = contentDisposition;
       const url = await getSignedUrl(client, command, {
         expiresIn: expiresInSeconds,
-        signableHeaders: new Set(["content-type", "content-length"]),
+        signableHeaders: new Set(Object.keys(headers)),
       });
-      return { url, method: "PUT", headers: { "content-type": contentType, "content-length": String(size) } };
+      return { url, method: "PUT", headers };
     },
 
     multipart: createS3Multipart(target, head),

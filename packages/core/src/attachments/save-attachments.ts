@@ -3,6 +3,7 @@ import type { Database, MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, invalidField, notFound } from "../errors.js";
 import type { AttachmentInput } from "../posts/post-schemas.js";
+import { servingOf } from "../uploads/file-types.js";
 import type { MediaRow } from "./attachment-view.js";
 
 /** A text attachment whose file is already stored, waiting for its row. */
@@ -36,7 +37,10 @@ export async function prepareAttachments(
       const key = `attachments/${id}.md`;
       const bytes = new TextEncoder().encode(input.content);
       if (ctx.storage) {
-        await ctx.storage.put(key, bytes, { contentType: "text/markdown; charset=utf-8" });
+        await ctx.storage.put(key, bytes, {
+          contentType: "text/markdown; charset=utf-8",
+          contentDisposition: servingOf(key).contentDisposition,
+        });
         storedKeys.push(key);
       }
       prepared.push({

@@ -94,17 +94,21 @@ describe("mediaKeys", () => {
 
 describe("servingOf", () => {
   it("serves accepted media and PDF inline with their type, everything else as a download", () => {
-    expect(servingOf("media/2026/11/med_x/photo.jpg")).toEqual({ contentType: "image/jpeg", inline: true });
-    expect(servingOf("a/clip.mp4")).toEqual({ contentType: "video/mp4", inline: true });
-    expect(servingOf("a/song.m4a")).toEqual({ contentType: "audio/mp4", inline: true });
-    expect(servingOf("a/paper.PDF")).toEqual({ contentType: "application/pdf", inline: true });
-    expect(servingOf("attachments/med_x.md")).toEqual({
-      contentType: "text/markdown; charset=utf-8",
-      inline: false,
-    });
-    expect(servingOf("a/archive.zip")).toEqual({ contentType: "application/zip", inline: false });
-    expect(servingOf("a/unknown.xyz")).toEqual({ contentType: "application/octet-stream", inline: false });
-    expect(servingOf("a/no-extension")).toEqual({ contentType: "application/octet-stream", inline: false });
+    const served = (key: string, contentType: string, disposition: string) =>
+      expect(servingOf(key)).toEqual({
+        contentType,
+        inline: disposition.startsWith("inline"),
+        contentDisposition: disposition,
+      });
+    served("media/2026/11/med_x/photo.jpg", "image/jpeg", 'inline; filename="photo.jpg"');
+    served("a/clip.mp4", "video/mp4", 'inline; filename="clip.mp4"');
+    served("a/song.m4a", "audio/mp4", 'inline; filename="song.m4a"');
+    served("a/paper.PDF", "application/pdf", 'inline; filename="paper.PDF"');
+    served("attachments/med_x.md", "text/markdown; charset=utf-8", 'attachment; filename="med_x.md"');
+    served("a/archive.zip", "application/zip", 'attachment; filename="archive.zip"');
+    served("a/unknown.xyz", "application/octet-stream", 'attachment; filename="unknown.xyz"');
+    served("a/no-extension", "application/octet-stream", 'attachment; filename="no-extension"');
+    served('a/we"ird\\name.zip', "application/zip", 'attachment; filename="we_ird_name.zip"');
   });
 
   it("agrees with classifyFileType: a classified upload is served with its storage type", () => {

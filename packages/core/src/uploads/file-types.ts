@@ -77,6 +77,8 @@ const inlineExtensions = new Set([...Object.values(mediaTypes).map((type) => typ
 export interface FileServing {
   contentType: string;
   inline: boolean;
+  /** `inline` or `attachment`, with the key's file name. */
+  contentDisposition: string;
 }
 
 /**
@@ -87,9 +89,12 @@ export interface FileServing {
 export function servingOf(key: string): FileServing {
   const extension = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase() ?? "";
   const type = typeByExtension[extension] ?? "application/octet-stream";
+  const inline = inlineExtensions.has(extension);
+  const name = key.slice(key.lastIndexOf("/") + 1).replace(/["\\]/g, "_");
   return {
     contentType: type.startsWith("text/") ? `${type}; charset=utf-8` : type,
-    inline: inlineExtensions.has(extension),
+    inline,
+    contentDisposition: `${inline ? "inline" : "attachment"}; filename="${name}"`,
   };
 }
 

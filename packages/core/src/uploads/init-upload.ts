@@ -4,7 +4,7 @@ import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import type { Storage } from "../storage.js";
 import { cleanupExpiredUploads } from "./cleanup-expired-uploads.js";
-import { classifyFileType, type FileType } from "./file-types.js";
+import { classifyFileType, type FileType, servingOf } from "./file-types.js";
 import { checksumParam } from "./sha256.js";
 import { mediaKeys } from "./storage-keys.js";
 import { requireStorage, storageFailure } from "./stored-file.js";
@@ -91,10 +91,14 @@ async function planTransport(
 ): Promise<{ transport: UploadTransport; multipartUploadId: string | null }> {
   const base = `${ctx.config.sitePathPrefix}/api/uploads/${input.id}`;
   const contentType = input.fileType.storageContentType;
+  const { contentDisposition } = servingOf(input.key);
   try {
     if (storage.multipart && input.size > ctx.config.uploadMultipartThreshold) {
       const partSize = Math.max(ctx.config.uploadPartSize, Math.ceil(input.size / maxParts));
-      const { uploadId } = await storage.multipart.create(input.key, contentType, { partSize });
+      const { uploadId } = await storage.multipart.create(input.key, contentType, {
+        partSize,
+        contentDisposition,
+      });
       return {
         transport: { kind: "multipartRelay", method: "PUT", url: `${base}/part`, partSize },
         multipartUploadId: uploadId,
@@ -103,6 +107,7 @@ async function planTransport(
     if (storage.presignPut) {
       const signed = await storage.presignPut(input.key, {
         contentType,
+        contentDisposition,
         size: input.size,
         expiresInSeconds: sessionLifetimeSeconds,
       });

@@ -2,6 +2,7 @@ import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField, validationError } from "../errors.js";
 import { type ByteSource, type Storage, StorageLimitError } from "../storage.js";
+import { servingOf } from "./file-types.js";
 import { meterStream, type StreamMeter } from "./metered-stream.js";
 import { createSha256 } from "./sha256.js";
 
@@ -40,7 +41,11 @@ export async function storeBody(ctx: EngineContext, input: StoreBodyInput): Prom
     onChunk: hash && ((chunk) => hash.update(chunk)),
   });
   try {
-    await storage.put(input.key, stream, { contentType: input.contentType, maxBytes: input.maxBytes });
+    await storage.put(input.key, stream, {
+      contentType: input.contentType,
+      contentDisposition: servingOf(input.key).contentDisposition,
+      maxBytes: input.maxBytes,
+    });
   } catch (err) {
     throw writeFailure(ctx, err, meter, input);
   }

@@ -15,9 +15,10 @@ export function createS3Multipart(
   head: (key: string) => Promise<StoredObject | null>,
 ): MultipartStorage {
   return {
-    async create(key, contentType) {
+    async create(key, contentType, options = {}) {
       assertKey(key);
-      return { uploadId: await createUpload(target, key, contentType) };
+      const headers = { contentType, contentDisposition: options.contentDisposition };
+      return { uploadId: await createUpload(target, key, headers) };
     },
 
     async uploadPart({ key, uploadId, partNumber, body, size }) {

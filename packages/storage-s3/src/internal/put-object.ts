@@ -29,11 +29,11 @@ export async function putObject(
   target: S3Target,
   key: string,
   body: ByteSource,
-  { contentType, maxBytes }: PutOptions,
+  { maxBytes, ...headers }: PutOptions,
 ): Promise<StoredObject> {
   if (body instanceof Uint8Array) {
     if (maxBytes !== undefined && body.byteLength > maxBytes) throw new StorageLimitError(maxBytes);
-    return putWhole(target, key, body, contentType);
+    return putWhole(target, key, body, headers);
   }
   const { client, bucket } = target;
   let uploadId: string | undefined;
@@ -42,8 +42,8 @@ export async function putObject(
   let inFlight: Promise<void> = Promise.resolve();
   try {
     for await (const part of partsOf(body, target.partSize, maxBytes)) {
-      if (part.last && uploadId === undefined) return await putWhole(target, key, part.bytes, contentType);
-      uploadId ??= await createUpload(target, key, contentType);
+      if (part.last && uploadId === undefined) return await putWhole(target, key, part.bytes, headers);
+      uploadId ??= await createUpload(target, key, headers);
       await inFlight;
       const PartNumber = parts.length + 1;
       size += part.bytes.byteLength;
@@ -64,7 +64,7 @@ export async function putObject(
         MultipartUpload: { Parts: parts },
       }),
     );
-    return { size, contentType, etag: done.ETag };
+    return { size, contentType: headers.contentType, etag: done.ETag };
   } catch (error) {
     if (uploadId !== undefined) {
       await inFlight.catch(() => {});
@@ -74,11 +74,14 @@ export async function putObject(
   }
 }
 
+/** The headers an object is stored with, and served with by the store. */
+export type ObjectHeaders = Pick<PutOptions, "contentType" | "contentDisposition">;
+
 async function putWhole(
   target: S3Target,
   key: string,
   bytes: Uint8Array,
-  contentType: string,
+  headers: ObjectHeaders,
 ): Promise<StoredObject> {
   const out = await target.client.send(
     new PutObjectCommand({
@@ -86,16 +89,22 @@ async function putWhole(
       Key: key,
       Body: bytes,
       ContentLength: bytes.byteLength,
-      ContentType: contentType,
+      ContentType: headers.contentType,
+      ContentDisposition: headers.contentDisposition,
     }),
   );
-  return { size: bytes.byteLength, contentType, etag: out.ETag };
+  return { size: bytes.byteLength, contentType: headers.contentType, etag: out.ETag };
 }
 
 /** Starts a multipart upload and returns its id. */
-export async function createUpload(target: S3Target, key: string, contentType: string): Promise<string> {
+export async function createUpload(target: S3Target, key: string, headers: ObjectHeaders): Promise<string> {
   const out = await target.client.send(
-    new CreateMultipartUploadCommand({ Bucket: target.bucket, Key: key, ContentType: contentType }),
+    new CreateMultipartUploadCommand({
+      Bucket: target.bucket,
+      Key: key,
+      ContentType: headers.contentType,
+      ContentDisposition: headers.contentDisposition,
+    }),
   );
   if (!out.UploadId) throw new Error("the store started a multipart upload without an UploadId");
   return out.UploadId;
