@@ -17,12 +17,15 @@ export interface FsStorageOptions {
 }
 
 /**
- * Storage on a local folder. Writes stream to `root/.tmp`, are fsynced and renamed into place;
- * ranges read only the requested bytes. `contentType` is not stored (no sidecar files): `head` and
- * `get` leave it undefined, and the engine keeps the type with its own records. A range that
- * starts at or past the size (or is otherwise invalid) rejects with a RangeError; an `end` past the
- * size is clamped. Multipart uploads keep their parts in `root/.tmp/multipart`. Keys that are
- * absolute, contain `..`, backslashes or control characters, or start with `.tmp` throw.
+ * Storage on a local folder. Writes stream to `root/.tmp` in 1 MiB batches (one in flight, disk
+ * writeback started as they go), are fsynced and renamed into place; ranges read only the
+ * requested bytes. `contentType` and `contentDisposition` are not stored (no sidecar files): `head`
+ * and `get` leave the type undefined, the engine keeps it with its own records, and the file
+ * handler derives both headers from the key. A range that starts at or past the size (or is
+ * otherwise invalid) rejects with a RangeError; an `end` past the size is clamped. Multipart
+ * uploads live in `root/.tmp/multipart`, their parts written in place when a part size is given.
+ * Keys that are absolute, contain `..`, backslashes or control characters, or start with `.tmp`
+ * throw.
  */
 export function createFsStorage(options: FsStorageOptions): Storage {
   const root = path.resolve(options.root);
