@@ -54,7 +54,8 @@ else await main();
 
 async function serve(options: ServeOptions): Promise<void> {
   const { createServer } = await import("node:http");
-  const { createEngine, openDatabase } = await import("../packages/core/src/index.js");
+  const { createEngine } = await import("../packages/core/src/index.js");
+  const { openDatabase } = await import("../packages/core/src/node.js");
   const { createFsStorage } = await import("../packages/storage-fs/src/index.js");
   const { createFileHandler, createHandler } = await import("../packages/http-adapter/src/index.js");
   const { createNodeBridge } = await import("../examples/server/src/node-bridge.js");

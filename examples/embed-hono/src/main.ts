@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { serve } from "@hono/node-server";
-import { createEngine, openDatabase } from "@quire/core";
+import { createEngine } from "@quire/core";
+import { openDatabase } from "@quire/core/node";
 import { createApp, sessionCookie } from "./app.js";
 import { createMemorySessions } from "./sessions.js";
 

@@ -1,4 +1,4 @@
-import { type Engine, EngineError, ownerCaller } from "@quire/core";
+import { type Engine, internalCaller, isEngineError } from "@quire/core";
 import { ConfigError, loadConfig } from "./config.js";
 import type { Env } from "./env-values.js";
 import { createJsonLogger } from "./logger.js";
@@ -67,14 +67,14 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
 
 async function createToken(engine: Engine, args: string[], io: CliIo): Promise<void> {
   const name = args.join(" ").trim();
-  const created = await engine.tokens.create(name ? { name } : {}, ownerCaller);
+  const created = await engine.tokens.create(name ? { name } : {}, internalCaller);
   io.err(`Created API token ${created.id} (${created.name}). It is shown only this once: copy it now.\n`);
   io.out(`${created.token}\n`);
   io.err(`Send it as "Authorization: Bearer <token>". Revoke it with: quire token revoke ${created.id}\n`);
 }
 
 async function listTokens(engine: Engine, _args: string[], io: CliIo): Promise<void> {
-  const { tokens } = await engine.tokens.list({}, ownerCaller);
+  const { tokens } = await engine.tokens.list({}, internalCaller);
   if (tokens.length === 0) {
     io.out("No API tokens.\n");
     return;
@@ -97,7 +97,7 @@ async function listTokens(engine: Engine, _args: string[], io: CliIo): Promise<v
 
 async function revokeToken(engine: Engine, args: string[], io: CliIo): Promise<void> {
   const id = args[0] ?? "";
-  await engine.tokens.revoke({ id }, ownerCaller);
+  await engine.tokens.revoke({ id }, internalCaller);
   io.out(`Revoked API token ${id}.\n`);
 }
 
@@ -109,6 +109,6 @@ async function migrate(engine: Engine, _args: string[], io: CliIo): Promise<void
 
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
-  if (error instanceof EngineError) return `Error (${error.code}): ${error.message}`;
+  if (isEngineError(error)) return `Error (${error.code}): ${error.message}`;
   return `Error: ${error instanceof Error ? error.message : String(error)}`;
 }

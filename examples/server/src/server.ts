@@ -2,7 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { isIPv6 } from "node:net";
 import path from "node:path";
-import { createEngine, type Engine, type Logger, openDatabase } from "@quire/core";
+import { createEngine, type Engine, type Logger } from "@quire/core";
+import { openDatabase } from "@quire/core/node";
 import { createFileHandler, createHandler } from "@quire/http-adapter";
 import { resolveAuthSecret } from "./auth-secret.js";
 import type { ServerConfig } from "./config.js";
@@ -36,10 +37,8 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
   }
   const prefix = config.site.pathPrefix;
   const handler = createHandler(engine, {
-    sitePathPrefix: prefix,
     devApiToken: config.devApiToken,
     internalAdminToken: config.internalAdminToken,
-    publicApiEnabled: config.publicApiEnabled,
     corsOrigins: config.corsOrigins,
     clientAddress: (request) => clientAddress(request),
     // Upload bodies straight from Node's request stream: no Web-stream conversion on the way.
@@ -99,10 +98,12 @@ export async function openEngine(
     db,
     storage,
     logger,
-    config: {
+    config: { uploadMaxBytes: config.uploadMaxBytes },
+    // The defaults of the site's settings; what a site owner may change is read through the engine.
+    settings: {
       sitePathPrefix: config.site.pathPrefix,
       timeZone: config.site.timeZone,
-      uploadMaxBytes: config.uploadMaxBytes,
+      publicApiEnabled: config.publicApiEnabled,
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { Dialect, DialectName } from "./db/dialect.js";
 import type { Database } from "./db/schema.js";
 import type { Storage } from "./storage.js";
 
@@ -23,12 +24,36 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Site-level settings the engine needs at run time. @see docs/configuration.md */
-export interface EngineConfig {
+/**
+ * What a site owner may change about a site, as in effect for one operation call. The engine reads
+ * them in one place ({@link EngineContext.settings}, `engine.siteSettings()`); adapters ask the
+ * engine for them, never their own options. @see docs/configuration.md
+ */
+export interface SiteSettings {
   /** Public path prefix of the site (`SITE_PATH_PREFIX`), "" or like "/blog". */
   sitePathPrefix: string;
   /** IANA time zone used for calendar questions such as the Thread list's `year` filter. */
   timeZone: string;
+  /** `false`: the public surface (`/api/public/*`) is closed (`PUBLIC_API_ENABLED`). */
+  publicApiEnabled: boolean;
+}
+
+/**
+ * Addresses on an adapter's surface that core writes into its answers. Core builds no URL of a
+ * transport: the adapter that serves these paths supplies them (the HTTP handler does per request).
+ * Without links, in-process answers leave the fields out (`contentUrl`, an upload transport's `url`).
+ */
+export interface Links {
+  /** Where the owner reads a text attachment's Markdown (`contentUrl`). */
+  attachmentContent(attachmentId: string): string;
+  /** Where a `relay` upload's bytes go. */
+  uploadBody(uploadId: string): string;
+  /** Where a `multipartRelay` upload's parts go. */
+  uploadPart(uploadId: string): string;
+}
+
+/** Deployment limits of an engine, fixed when it is created. @see docs/configuration.md */
+export interface EngineConfig {
   /** Largest accepted upload in bytes (`UPLOAD_MAX_FILE_SIZE_MB`). */
   uploadMaxBytes: number;
   /** Declared sizes above this get the `multipartRelay` transport when the storage has multipart. */
@@ -37,8 +62,7 @@ export interface EngineConfig {
   uploadPartSize: number;
 }
 
-/** The SQL dialect behind the injected Kysely instance. */
-export type DialectName = "sqlite" | "postgres";
+export type { Dialect, DialectName };
 
 /** Everything an engine is made of. */
 export interface EngineDeps {
@@ -48,15 +72,28 @@ export interface EngineDeps {
   ids?: IdGenerator;
   logger?: Logger;
   config?: Partial<EngineConfig>;
+  /** Site settings in effect until the site's own settings store says otherwise. */
+  settings?: Partial<SiteSettings>;
+  /** The addresses an adapter serves, for in-process answers; an HTTP handler passes its own per request. */
+  links?: Links | undefined;
+  /**
+   * The SQL dialect, when detection from the Kysely instance is not wanted (a custom driver);
+   * detected from the adapter's capabilities otherwise.
+   */
+  dialect?: DialectName | undefined;
 }
 
 /** The resolved dependencies every operation receives. */
 export interface EngineContext {
   db: Kysely<Database>;
-  dialect: DialectName;
+  /** Every difference between SQL dialects, behind one object. */
+  dialect: Dialect;
   storage: Storage | undefined;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
   config: EngineConfig;
+  /** The site settings in effect for this call. */
+  settings: SiteSettings;
+  links: Links | undefined;
 }

@@ -2,46 +2,71 @@ import { sql } from "kysely";
 import { getAttachmentContent } from "./attachments/get-attachment-content.js";
 import { tokenOperations, verifyApiToken } from "./auth/tokens.js";
 import type { Caller } from "./caller.js";
-import { ownerCaller } from "./caller.js";
-import { dialectOf } from "./db/dialect.js";
+import { internalCaller, ownerCaller } from "./caller.js";
+import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
-import type { EngineConfig, EngineContext, EngineDeps, Logger } from "./deps.js";
+import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
 import { mediaOperations } from "./media/index.js";
-import { execute, type Operation, type OperationInput, type OperationOutput } from "./operation.js";
-import { postOperations, publicPostOperations } from "./posts/index.js";
+import {
+  type AnyOperation,
+  type ExecuteOptions,
+  execute,
+  type OperationInput,
+  type OperationOutput,
+} from "./operation.js";
+import { postOperations } from "./posts/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
-import { publicThreadOperations, threadOperations } from "./threads/index.js";
+import { threadOperations } from "./threads/index.js";
 import { cleanupExpiredUploads, type UploadCleanup, uploadOperations } from "./uploads/index.js";
 
-/** Every operation, grouped as the in-process API exposes them (`engine.posts.create`). */
-export const operationGroups = {
-  posts: postOperations,
-  publicPosts: publicPostOperations,
-  attachments: { getContent: getAttachmentContent },
-  tokens: tokenOperations,
-  threads: threadOperations,
-  publicThreads: publicThreadOperations,
-  media: mediaOperations,
-  uploads: uploadOperations,
-};
+/**
+ * Every operation of the engine, once. The in-process API (`engine.posts.create`), the HTTP route
+ * table and the MCP tools are all derived from it by id.
+ */
+export const operations = [
+  ...postOperations,
+  getAttachmentContent,
+  ...tokenOperations,
+  ...threadOperations,
+  ...mediaOperations,
+  ...uploadOperations,
+] as const;
 
-type Groups = typeof operationGroups;
+/** One of the engine's operations. */
+export type EngineOperation = (typeof operations)[number];
+/** The id of one of the engine's operations, e.g. `posts.create`. */
+export type OperationId = EngineOperation["id"];
+/** The operation with a given id. */
+export type OperationById<Id extends OperationId> = Extract<EngineOperation, { id: Id }>;
 
-/** An operation bound to an engine: validates its input and checks the caller (default: the owner). */
+type GroupOf<Id> = Id extends `${infer Group}.${string}` ? Group : never;
+
+/** An operation bound to an engine: validates its input and checks the caller (default: see `createEngine`). */
 export type BoundOperation<Op> = (input: OperationInput<Op>, caller?: Caller) => Promise<OperationOutput<Op>>;
 
-/** The in-process API: one typed function per operation. */
-export type EngineApi = { [G in keyof Groups]: { [K in keyof Groups[G]]: BoundOperation<Groups[G][K]> } };
+/** The in-process API: `engine.<group>.<name>` for each operation id `<group>.<name>`. */
+export type EngineApi = {
+  [Group in GroupOf<OperationId>]: {
+    [Op in EngineOperation as Op["id"] extends `${Group}.${infer Name}` ? Name : never]: BoundOperation<Op>;
+  };
+};
 
 /** A running engine: the typed operations plus lifecycle and adapter hooks. */
 export type Engine = EngineApi & {
-  /** The resolved dependencies (for adapters and tests). */
+  /** The resolved dependencies (for adapters and tests); `settings` holds the defaults. */
   readonly context: EngineContext;
-  /** Every operation by id, for adapters that route by table. */
-  readonly operations: ReadonlyMap<string, Operation>;
+  /** Every operation by id, for adapters that derive routes or tools from the table. */
+  readonly operations: ReadonlyMap<OperationId, EngineOperation>;
   /** Runs an operation by id for a caller: how adapters call the engine. */
-  execute(operationId: string, input: unknown, caller: Caller): Promise<unknown>;
+  execute<Id extends OperationId>(
+    operationId: Id,
+    input: unknown,
+    caller: Caller,
+    options?: ExecuteOptions,
+  ): Promise<OperationOutput<OperationById<Id>>>;
+  /** The site settings in effect now: the one place adapters read what a site owner may change. */
+  siteSettings(): Promise<SiteSettings>;
   /** Applies pending database migrations; returns their names. */
   migrate(): Promise<string[]>;
   /** True when the database answers. */
@@ -55,47 +80,57 @@ export type Engine = EngineApi & {
 };
 
 const defaultConfig: EngineConfig = {
-  sitePathPrefix: "",
-  timeZone: "UTC",
   uploadMaxBytes: 1024 * 1024 * 1024,
   uploadMultipartThreshold: 64 * 1024 * 1024,
   uploadPartSize: 50 * 1024 * 1024,
 };
 
+const defaultSettings: SiteSettings = { sitePathPrefix: "", timeZone: "UTC", publicApiEnabled: true };
+
 /**
  * Builds an engine from its dependencies. Nothing is global: two engines (two sites) can share a
  * process. Call `migrate()` before first use.
+ *
+ * In-process calls act as the site owner, and as the internal admin for internal operations
+ * (token management), unless another caller is passed.
  */
 export function createEngine(deps: EngineDeps): Engine {
   const context: EngineContext = {
     db: deps.db,
-    dialect: dialectOf(deps.db),
+    dialect: deps.dialect ? dialectNamed(deps.dialect) : detectDialect(deps.db),
     storage: deps.storage,
     clock: deps.clock ?? systemClock(),
     ids: deps.ids ?? randomIds(),
     logger: deps.logger ?? silentLogger,
     config: { ...defaultConfig, ...deps.config },
+    settings: { ...defaultSettings, ...deps.settings },
+    links: deps.links,
   };
-  const operations = new Map<string, Operation>();
-  const api: Record<string, Record<string, BoundOperation<Operation>>> = {};
-  for (const [group, members] of Object.entries(operationGroups)) {
-    api[group] = {};
-    for (const [name, operation] of Object.entries(members as Record<string, Operation>)) {
-      operations.set(operation.id, operation);
-      (api[group] as Record<string, unknown>)[name] = (input: unknown, caller: Caller = ownerCaller) =>
-        execute(context, operation, input, caller);
-    }
+  // The settings store (a later resource) reads the site's own overrides here, once per call.
+  const siteSettings = async (): Promise<SiteSettings> => context.settings;
+  const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) =>
+    execute({ ...context, settings: await siteSettings() }, operation, input, caller, options);
+
+  const byId = new Map<OperationId, EngineOperation>();
+  const api: Record<string, Record<string, BoundOperation<AnyOperation>>> = {};
+  for (const operation of operations) {
+    byId.set(operation.id, operation);
+    const [group, name] = operation.id.split(".") as [string, string];
+    const defaultCaller = operation.access === "internal" ? internalCaller : ownerCaller;
+    api[group] ??= {};
+    api[group][name] = (input: unknown, caller: Caller = defaultCaller) => run(operation, input, caller);
   }
   return {
     ...(api as unknown as EngineApi),
     context,
-    operations,
-    execute: (operationId, input, caller) => {
-      const operation = operations.get(operationId);
+    operations: byId,
+    execute: (operationId, input, caller, options) => {
+      const operation = byId.get(operationId);
       if (!operation) throw new Error(`Unknown operation ${operationId}`);
-      return execute(context, operation, input, caller);
+      return run(operation, input, caller, options);
     },
-    migrate: () => migrateToLatest(context.db),
+    siteSettings,
+    migrate: () => migrateToLatest(context.db, undefined, context.dialect),
     isReady: async () => {
       try {
         await sql`select 1`.execute(context.db);

@@ -29,10 +29,17 @@ export interface ErrorBody {
   details?: Record<string, unknown>;
 }
 
+/**
+ * Marks engine errors across copies of this package: a host app that bundles a second copy of core
+ * (or an adapter resolved to another version) still recognises them, which `instanceof` would not.
+ */
+const engineErrorBrand = Symbol.for("quire.EngineError");
+
 /** The one error type the engine throws on purpose. Anything else is a bug and becomes INTERNAL_ERROR. */
 export class EngineError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
+  readonly [engineErrorBrand] = true;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(message);
@@ -40,6 +47,16 @@ export class EngineError extends Error {
     this.code = code;
     this.details = details;
   }
+}
+
+/** True for errors the engine raised on purpose (as opposed to bugs), from any copy of core. */
+export function isEngineError(err: unknown): err is EngineError {
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    (err as { [engineErrorBrand]?: unknown })[engineErrorBrand] === true &&
+    (errorCodes as readonly unknown[]).includes((err as { code?: unknown }).code)
+  );
 }
 
 /** A 400 for a whole request, optionally with zod-shaped field details. */
@@ -77,7 +94,7 @@ export function forbidden(message = "Not allowed"): EngineError {
  * anything else becomes a generic INTERNAL_ERROR so no stack, SQL or driver text leaks out.
  */
 export function toErrorBody(err: unknown): ErrorBody {
-  if (err instanceof EngineError) {
+  if (isEngineError(err)) {
     return err.details === undefined
       ? { error: err.message, code: err.code }
       : { error: err.message, code: err.code, details: err.details };

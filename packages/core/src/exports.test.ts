@@ -8,11 +8,15 @@ describe("@quire/core exports", () => {
     expect(Object.keys(testing).sort()).toMatchSnapshot();
   });
 
-  it("defines every operation once with a unique dotted id", () => {
-    const ids = Object.values(core.operationGroups).flatMap((group) =>
-      Object.values(group).map((op) => op.id),
-    );
+  it("defines every operation once with a unique dotted id, a description and hints that agree", () => {
+    const ids = core.operations.map((op) => op.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/);
+    for (const op of core.operations) {
+      expect(op.id).toMatch(/^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/);
+      expect(op.description.length, op.id).toBeGreaterThan(10);
+      expect(op.description.length, op.id).toBeLessThanOrEqual(120);
+      // A read changes nothing, so it cannot also be destructive.
+      if (op.hints?.readOnly) expect(op.hints.destructive, op.id).toBeFalsy();
+    }
   });
 });

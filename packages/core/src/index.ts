@@ -1,28 +1,48 @@
 export { type Caller, internalCaller, ownerCaller, publicCaller } from "./caller.js";
-export { type OpenDatabaseOptions, openDatabase } from "./db/open.js";
+export type { Dialect, DialectName } from "./db/dialect.js";
 export type { Database } from "./db/schema.js";
 export type {
   Clock,
-  DialectName,
   EngineConfig,
   EngineContext,
   EngineDeps,
   IdGenerator,
+  Links,
   Logger,
+  SiteSettings,
 } from "./deps.js";
-export { type BoundOperation, createEngine, type Engine, type EngineApi, operationGroups } from "./engine.js";
+export {
+  type BoundOperation,
+  createEngine,
+  type Engine,
+  type EngineApi,
+  type EngineOperation,
+  type OperationById,
+  type OperationId,
+  operations,
+} from "./engine.js";
 export {
   EngineError,
   type ErrorBody,
   type ErrorCode,
   errorCodes,
+  isEngineError,
   toErrorBody,
   type ValidationDetails,
 } from "./errors.js";
 export type { MediaRecord } from "./media/index.js";
-export { type Access, defineOperation, type Operation, type OperationContext } from "./operation.js";
+export {
+  type Access,
+  type AnyOperation,
+  defineOperation,
+  type ExecuteOptions,
+  type Operation,
+  type OperationContext,
+  type OperationHints,
+} from "./operation.js";
 export type { PostView, PublicPostView } from "./posts/post-view.js";
 export { type RenderedBody, renderEditorDoc, renderMarkdown } from "./render/index.js";
+export { bytesParam, inputJsonSchema } from "./shared/bytes.js";
 export { randomIds, sequentialIds } from "./shared/ids.js";
 export { fixedClock, systemClock } from "./shared/time.js";
 export type {
@@ -39,4 +59,4 @@ export type {
 } from "./storage.js";
 export { chunksOf, StorageLimitError } from "./storage.js";
 export { type FileServing, servingOf } from "./uploads/file-types.js";
-export type { UploadCleanup, UploadFormPart, UploadTransport } from "./uploads/index.js";
+export type { UploadCleanup, UploadTransport } from "./uploads/index.js";

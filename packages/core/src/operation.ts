@@ -1,45 +1,83 @@
 import * as z from "zod";
 import type { Caller } from "./caller.js";
 import type { EngineContext } from "./deps.js";
-import {
-  EngineError,
-  forbidden,
-  invalidField,
-  unauthorized,
-  type ValidationDetails,
-  validationError,
-} from "./errors.js";
+import { forbidden, invalidField, unauthorized, type ValidationDetails, validationError } from "./errors.js";
 import { isByteSource } from "./storage.js";
 
-/** Who may call an operation: anyone, the site owner, or the internal admin. */
+/**
+ * Who may call an operation: anyone (`public`), the site owner (`owner`), or the operator holding
+ * the internal admin token (`internal`). Adapters derive their surfaces from it: public routes,
+ * owner routes behind a session or token, internal routes behind the admin token.
+ */
 export type Access = "public" | "owner" | "internal";
+
+/**
+ * What a client may assume about an operation; MCP tool annotations and the OpenAPI document read
+ * them. Unset means false.
+ */
+export interface OperationHints {
+  /** Changes nothing. */
+  readOnly?: boolean;
+  /** May delete or irreversibly replace data. */
+  destructive?: boolean;
+  /** Calling it twice with the same input has the effect of calling it once. */
+  idempotent?: boolean;
+}
 
 /** What an operation's handler receives besides its parsed input. */
 export interface OperationContext extends EngineContext {
   caller: Caller;
+  /**
+   * Input a transport could read only after a streamed body had been consumed (form fields after
+   * the file of a one-shot upload), already converted like the rest of the input. Absent in-process
+   * and over MCP, where the whole input arrives at once.
+   */
+  trailingInput?: (() => Promise<Record<string, unknown>>) | undefined;
 }
 
 /** One domain operation, defined once and exposed in-process, over HTTP and over MCP. */
-export interface Operation<Input extends z.ZodType = z.ZodType, Output = unknown> {
-  /** Stable dotted id, e.g. `posts.create`; MCP tool names derive from it. */
-  id: string;
+export interface Operation<
+  Id extends string = string,
+  Input extends z.ZodType = z.ZodType,
+  Output = unknown,
+> {
+  /** Stable dotted id, `group.name` (e.g. `posts.create`): the in-process API and tool names derive from it. */
+  id: Id;
   access: Access;
-  /** The canonical input; unknown keys are stripped (spec § Conventions rule 1). */
+  /** One sentence on what it does, for people and agents (MCP tool descriptions, the API reference). */
+  description: string;
+  hints?: OperationHints;
+  /**
+   * The canonical input: values, not a transport's text (numbers, booleans, arrays, enums, bytes).
+   * Unknown keys are stripped (spec § Conventions rule 1).
+   */
   input: Input;
   run(ctx: OperationContext, input: z.output<Input>): Promise<Output>;
 }
 
-/** Declares an operation; a typed identity function. */
-export function defineOperation<Input extends z.ZodType, Output>(
-  operation: Operation<Input, Output>,
-): Operation<Input, Output> {
+/** Any operation, whatever its id, input and output. */
+// biome-ignore lint/suspicious/noExplicitAny: the widest operation type; callers narrow by id
+export type AnyOperation = Operation<string, z.ZodType, any>;
+
+/** Declares an operation; a typed identity function that keeps the id's literal type. */
+export function defineOperation<const Id extends string, Input extends z.ZodType, Output>(
+  operation: Operation<Id, Input, Output>,
+): Operation<Id, Input, Output> {
   return operation;
 }
 
 /** The input type a caller passes to an operation. */
-export type OperationInput<Op> = Op extends Operation<infer Input, unknown> ? z.input<Input> : never;
+export type OperationInput<Op> = Op extends Operation<string, infer Input, unknown> ? z.input<Input> : never;
 /** The result type of an operation. */
-export type OperationOutput<Op> = Op extends Operation<z.ZodType, infer Output> ? Output : never;
+export type OperationOutput<Op> = Op extends Operation<string, z.ZodType, infer Output> ? Output : never;
+
+/** Per-call extras an adapter may pass besides the input. */
+export interface ExecuteOptions {
+  /** See {@link OperationContext.trailingInput}. */
+  trailingInput?: () => Promise<Record<string, unknown>>;
+  /** Overrides the engine's links for this call (an adapter supplies the addresses it serves). */
+  links?: EngineContext["links"];
+}
 
 /**
  * Runs an operation for a caller: checks access, parses the raw input (a failure is
@@ -47,19 +85,29 @@ export type OperationOutput<Op> = Op extends Operation<z.ZodType, infer Output> 
  */
 export async function execute<Input extends z.ZodType, Output>(
   context: EngineContext,
-  operation: Operation<Input, Output>,
+  operation: Operation<string, Input, Output>,
   rawInput: unknown,
   caller: Caller,
+  options: ExecuteOptions = {},
 ): Promise<Output> {
   checkAccess(operation.access, caller);
+  const parsed = parseInput(operation.input, rawInput);
+  return operation.run(
+    { ...context, links: options.links ?? context.links, caller, trailingInput: options.trailingInput },
+    parsed,
+  );
+}
+
+/** Parses raw input with a schema the way every operation does; refuses NUL text first. */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, rawInput: unknown): z.output<Schema> {
   const nulField = findNulCharacter(rawInput);
   if (nulField !== null) throw invalidField(nulField || "input", "Text may not contain NUL characters");
-  const parsed = operation.input.safeParse(rawInput ?? {});
+  const parsed = schema.safeParse(rawInput ?? {});
   if (!parsed.success) {
     const details = z.flattenError(parsed.error) as ValidationDetails;
     throw validationError(summarize(details), details);
   }
-  return operation.run({ ...context, caller }, parsed.data);
+  return parsed.data;
 }
 
 function checkAccess(access: Access, caller: Caller): void {
@@ -96,9 +144,4 @@ function findNulCharacter(value: unknown, path = "", depth = 0): string | null {
     if (found !== null) return found;
   }
   return null;
-}
-
-/** True for errors the engine raised on purpose (as opposed to bugs). */
-export function isEngineError(err: unknown): err is EngineError {
-  return err instanceof EngineError;
 }

@@ -1,11 +1,25 @@
-import { type Caller, chunksOf, type Engine, EngineError, publicCaller } from "@quire/core";
+import {
+  type Access,
+  type Caller,
+  chunksOf,
+  type Engine,
+  EngineError,
+  internalCaller,
+  isEngineError,
+  publicCaller,
+  type SiteSettings,
+} from "@quire/core";
+import type * as z from "zod";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
-import { formInput, streamInput } from "./multipart-input.js";
+import { formInput } from "./form-input.js";
+import { linksFor } from "./links.js";
 import type { HandlerOptions } from "./options.js";
 import { errorOf, errorResponse, json } from "./responses.js";
-import { createRouter, type RouteMatch, type Surface } from "./router.js";
+import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
+import { streamInput } from "./stream-input.js";
+import { inputFromText } from "./text-input.js";
 
 /** A Fetch-API request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -14,46 +28,59 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * The engine as one Fetch handler: `/api/*` routes, `/healthz`, `/readyz`, CORS and the site
  * prefix. Mount it in any server that speaks `Request`/`Response`. Every error, including unknown
  * paths and unexpected failures, answers in the spec's `{ error, code, details? }` shape.
+ *
+ * What a site owner may change (the path prefix, whether the public API is on) is read from the
+ * engine's settings on each request, never from these options.
  */
 export function createHandler(engine: Engine, options: HandlerOptions = {}): FetchHandler {
   const router = createRouter(routes);
-  const prefix = normalizePrefix(options.sitePathPrefix ?? engine.context.config.sitePathPrefix);
   const cors = corsPolicy(options.corsOrigins);
   const logger = options.logger ?? engine.context.logger;
 
   async function respond(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const path = stripPrefix(url.pathname, prefix);
     if (request.method === "OPTIONS")
       return new Response(null, { status: 204, headers: preflightHeaders(cors, request) });
+    const settings = await engine.siteSettings();
+    const prefix = normalizePrefix(settings.sitePathPrefix);
+    const path = stripPrefix(url.pathname, prefix);
     if (path === "/healthz") return json({ status: "ok" });
     if (path === "/readyz") {
       return (await engine.isReady()) ? json({ status: "ok" }) : json({ status: "unavailable" }, 503);
     }
     if (path === null) return errorOf("NOT_FOUND", `No route for ${url.pathname}`);
     if (path === "/api/mcp" && options.mcp) {
-      await callerFor("owner", request);
+      await callerFor("owner", request, settings);
       return options.mcp(request);
     }
     const match = router.match(request.method, path);
     if (!match) return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);
-    const caller = await callerFor(match.route.surface, request);
-    const input = await readInput(match, url, request, options.requestBody?.(request));
-    const result = await engine.execute(match.route.operation, input, caller);
-    if (match.route.status === 204) return new Response(null, { status: 204 });
-    return json(result, match.route.status ?? 200);
+    const operation = engine.operations.get(match.route.operation);
+    if (!operation) throw new Error(`Route ${match.route.path} names no operation`);
+    const caller = await callerFor(operation.access, request, settings);
+    const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
+    try {
+      const result = await engine.execute(match.route.operation, input.values, caller, {
+        links: linksFor(prefix),
+        ...(input.trailing ? { trailingInput: input.trailing } : {}),
+      });
+      if (match.route.status === 204) return new Response(null, { status: 204 });
+      return json(result, match.route.status ?? 200);
+    } finally {
+      await input.close?.();
+    }
   }
 
-  async function callerFor(surface: Surface, request: Request): Promise<Caller> {
-    if (surface === "public") {
-      if (options.publicApiEnabled === false) throw new EngineError("NOT_FOUND", "Not found");
+  async function callerFor(access: Access, request: Request, settings: SiteSettings): Promise<Caller> {
+    if (access === "public") {
+      if (!settings.publicApiEnabled) throw new EngineError("NOT_FOUND", "Not found");
       return publicCaller;
     }
-    if (surface === "internal") {
+    if (access === "internal") {
       if (!options.internalAdminToken) throw new EngineError("NOT_FOUND", "Not found");
       if (!isInternalAdmin(request, options))
         throw new EngineError("UNAUTHORIZED", "Internal admin token required");
-      return { role: "internal" };
+      return internalCaller;
     }
     const owner = await resolveOwner(engine, request, options);
     if (!owner) throw new EngineError("UNAUTHORIZED", "Authentication required");
@@ -65,7 +92,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     try {
       response = await respond(request);
     } catch (err) {
-      if (!(err instanceof EngineError)) {
+      if (!isEngineError(err)) {
         logger.error("unexpected error", { method: request.method, url: request.url, error: describe(err) });
       }
       response = errorResponse(err);
@@ -77,32 +104,45 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   };
 }
 
+/** An operation's raw input as read from a request, with what a streamed form leaves for later. */
+interface RequestInput {
+  values: Record<string, unknown>;
+  trailing?: () => Promise<Record<string, unknown>>;
+  close?: () => Promise<void>;
+}
+
 /**
- * Path params, then the JSON body or the query string, as the operation's raw input. Bodies come
- * from `rawBody` when the server supplied one, else from `request.body`.
+ * Path params, then the JSON body, the query string, the raw body or the form as the operation's
+ * raw input; text is converted to values through the operation's schema. Bodies come from
+ * `rawBody` when the server supplied one, else from `request.body`.
  */
 async function readInput(
   match: RouteMatch,
+  schema: z.ZodType,
   url: URL,
   request: Request,
   rawBody: AsyncIterable<Uint8Array> | undefined,
-): Promise<Record<string, unknown>> {
-  const { input } = match.route;
-  if (input === "query") return { ...firstValues(url.searchParams), ...match.params };
-  if (input === "body") return { ...(await readJsonObject(request, rawBody)), ...match.params };
-  if (input === "stream") {
-    return { ...firstValues(url.searchParams), ...streamInput(request, rawBody), ...match.params };
+): Promise<RequestInput> {
+  const query = () => inputFromText(schema, [...url.searchParams]);
+  switch (match.route.input) {
+    case "query":
+      return { values: { ...query(), ...match.params } };
+    case "body":
+      return { values: { ...(await readJsonObject(request, rawBody)), ...match.params } };
+    case "stream":
+      return { values: { ...query(), ...streamInput(request, rawBody), ...match.params } };
+    case "form": {
+      const body = rawBody ?? request.body ?? (async function* () {})();
+      const form = await formInput(schema, body, request.headers.get("content-type"));
+      return {
+        values: { ...query(), ...form.input, ...match.params },
+        trailing: form.trailing,
+        close: form.close,
+      };
+    }
+    case "none":
+      return { values: { ...match.params } };
   }
-  if (input === "form") {
-    return { ...firstValues(url.searchParams), ...formInput(request, rawBody), ...match.params };
-  }
-  return { ...match.params };
-}
-
-function firstValues(params: URLSearchParams): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [name, value] of params) if (!(name in values)) values[name] = value;
-  return values;
 }
 
 /** Largest JSON body read, in bytes; post bodies are at most 1M characters (docs/posts.md). */

@@ -1,15 +1,14 @@
 import type { Caller, Logger } from "@quire/core";
 
-/** How a handler is mounted and secured. @see docs/configuration.md */
+/**
+ * How a handler is mounted and secured. What a site owner may change (the path prefix, whether the
+ * public API is on) is not here: the handler asks the engine's settings. @see docs/configuration.md
+ */
 export interface HandlerOptions {
-  /** Public path prefix such as `/blog` (`SITE_PATH_PREFIX`); defaults to the engine's. */
-  sitePathPrefix?: string;
   /** Accepted as a Bearer token only on requests to a local host from this machine (`DEV_API_TOKEN`). */
   devApiToken?: string | undefined;
   /** The only token `/api/internal/*` accepts; unset, those paths answer 404 (`INTERNAL_ADMIN_TOKEN`). */
   internalAdminToken?: string | undefined;
-  /** `false`: every `/api/public/*` path answers 404 (`PUBLIC_API_ENABLED`). Default true. */
-  publicApiEnabled?: boolean;
   /**
    * Allowed cross-origin callers (`CORS_ORIGINS`): undefined or `"*"` allows all, `""` or `[]`
    * turns cross-origin access off, otherwise a list of origins.

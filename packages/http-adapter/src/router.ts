@@ -1,21 +1,25 @@
+import type { OperationId } from "@quire/core";
+
 /**
  * Where a route's input comes from besides its path parameters: the query string, a JSON body,
  * nothing, the raw body as a stream (`stream`: query plus `body`, `contentLength`, `contentType`),
- * or a streamed `multipart/form-data` body (`form`: query plus `form`, its parts in order).
+ * or a streamed `multipart/form-data` body (`form`: query plus its fields, the file part as
+ * `file`, `filename` and `contentType`, another file part `x` as `x` and `xContentType`). Text is
+ * converted to the operation's values from its schema (see text-input.ts).
  */
 export type InputSource = "query" | "body" | "none" | "stream" | "form";
 
-/** Which surface a route belongs to; it decides how the caller is resolved. */
-export type Surface = "owner" | "public" | "internal";
-
-/** One line of the route table. */
+/**
+ * One line of the route table. Who may call it is not written here: it is the operation's
+ * `access` (public, owner, internal), so a route cannot disagree with its operation.
+ */
 export interface Route {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path after the site prefix, with `:name` parameters, e.g. `/api/posts/:id`. */
   path: string;
-  operation: string;
+  /** The operation it runs; an id the engine does not have fails to compile. */
+  operation: OperationId;
   input: InputSource;
-  surface: Surface;
   /** Success status (default 200). */
   status?: number;
 }
@@ -34,7 +38,7 @@ export interface RouteMatch {
  * Matches paths against the table. Literal segments win over parameters (so `/api/posts/slug`
  * is not read as a post ID), whatever the table order.
  */
-export function createRouter(routes: Route[]) {
+export function createRouter(routes: readonly Route[]) {
   const compiled: CompiledRoute[] = routes
     .map((route) => ({ ...route, segments: route.path.split("/").filter(Boolean) }))
     .sort((a, b) => specificity(b.segments) - specificity(a.segments));

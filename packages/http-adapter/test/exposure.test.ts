@@ -1,14 +1,37 @@
-import { operationGroups } from "@quire/core";
+import { readFileSync } from "node:fs";
+import { operations } from "@quire/core";
 import { describe, expect, it } from "vitest";
 import * as httpAdapter from "../src/index.js";
-import { routes } from "../src/routes.js";
+import { inProcessOnly, routes } from "../src/routes.js";
 
 describe("exposure", () => {
   it("routes only to operations that exist", () => {
-    const ids = new Set(
-      Object.values(operationGroups).flatMap((group) => Object.values(group).map((op) => op.id)),
-    );
+    const ids = new Set<string>(operations.map((op) => op.id));
     for (const route of routes) expect(ids, `${route.method} ${route.path}`).toContain(route.operation);
+  });
+
+  it("gives every operation a route, or documents it as in-process only", () => {
+    const routed = new Set<string>(routes.map((route) => route.operation));
+    const embedding = readFileSync(new URL("../../../docs/embedding.md", import.meta.url), "utf8");
+    for (const op of operations) {
+      if (routed.has(op.id)) continue;
+      expect(inProcessOnly, `${op.id} has no route`).toContain(op.id);
+      expect(embedding, `${op.id} is in-process only but docs/embedding.md does not say so`).toContain(
+        `\`${op.id}\``,
+      );
+    }
+  });
+
+  it("serves public operations under /api/public and internal ones under /api/internal", () => {
+    const access = new Map(operations.map((op) => [op.id as string, op.access]));
+    for (const route of routes) {
+      const expected = route.path.startsWith("/api/public/")
+        ? "public"
+        : route.path.startsWith("/api/internal/")
+          ? "internal"
+          : "owner";
+      expect(access.get(route.operation), `${route.method} ${route.path}`).toBe(expected);
+    }
   });
 
   it("lists which operations have an HTTP route (changes are visible diffs)", () => {

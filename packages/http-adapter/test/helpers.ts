@@ -20,7 +20,7 @@ export interface TestResponse {
   body: any;
 }
 
-/** Builds a {@link TestSite}; `options` go to the handler. */
+/** Builds a {@link TestSite}; `options` go to the handler, `engineConfig` to the engine. */
 export async function createTestSite(
   options: HandlerOptions & { engineConfig?: Parameters<typeof createTestEngine>[0] } = {},
 ): Promise<TestSite> {

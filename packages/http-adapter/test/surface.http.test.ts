@@ -91,7 +91,7 @@ describe("authentication", () => {
   });
 
   it("closes every /api/public/* path when the public API is disabled", async () => {
-    const s = await open({ publicApiEnabled: false });
+    const s = await open({ engineConfig: { settings: { publicApiEnabled: false } } });
     await s.call("POST", "/api/posts", { format: "note", slug: "p" });
     for (const path of ["/api/public/posts/p", "/api/public/posts/missing"]) {
       const res = await s.call("GET", path);
@@ -141,7 +141,7 @@ describe("conventions", () => {
 
 describe("SITE_PATH_PREFIX", () => {
   it("serves the API under the prefix and includes it in permalinks and content URLs", async () => {
-    const s = await open({ engineConfig: { config: { sitePathPrefix: "/blog" } } });
+    const s = await open({ engineConfig: { settings: { sitePathPrefix: "/blog" } } });
     const created = await s.call("POST", "/blog/api/posts", {
       format: "note",
       slug: "p",

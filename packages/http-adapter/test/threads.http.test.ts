@@ -65,7 +65,11 @@ describe("GET /api/public/threads", () => {
       undefined,
       anonymous,
     );
-    const direct = await site.engine.publicThreads.list(query as never, publicCaller);
+    // The same request as canonical values: the edge converts the text, core never sees it.
+    const direct = await site.engine.publicThreads.list(
+      { sort: "rating", visibility: "any", fold: true, limit: 3 },
+      publicCaller,
+    );
     expect(res.body).toEqual(JSON.parse(JSON.stringify(direct)));
   });
 
@@ -178,7 +182,7 @@ describe("GET /api/public/threads", () => {
   });
 
   it("answers 404 to everyone when the public API is off", async () => {
-    const closed = await createTestSite({ publicApiEnabled: false });
+    const closed = await createTestSite({ engineConfig: { settings: { publicApiEnabled: false } } });
     try {
       for (const path of ["/api/public/threads", "/api/public/threads/x", "/api/public/threads/x/posts"]) {
         const res = await closed.call("GET", path, undefined, anonymous);
@@ -213,7 +217,7 @@ describe("GET /api/threads", () => {
   });
 
   it("reads the year in the site's time zone", async () => {
-    const zoned = await createTestSite({ engineConfig: { now: T, config: { timeZone: "Asia/Tokyo" } } });
+    const zoned = await createTestSite({ engineConfig: { now: T, settings: { timeZone: "Asia/Tokyo" } } });
     try {
       // 2023-12-31T16:00Z is already 1 January 2024 in Tokyo.
       const res = await zoned.call("POST", "/api/posts", {

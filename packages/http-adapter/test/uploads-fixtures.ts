@@ -133,7 +133,8 @@ async function mediaSite(input: {
   const site = await createTestSite({
     engineConfig: {
       storage: input.storage,
-      config: { sitePathPrefix: input.sitePathPrefix, ...input.config },
+      config: input.config,
+      settings: { sitePathPrefix: input.sitePathPrefix },
     },
   });
   return {

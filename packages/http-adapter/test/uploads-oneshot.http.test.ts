@@ -78,6 +78,29 @@ describe("POST /api/upload (one-shot)", () => {
     expect((await site.download(response.body.posterUrl)).headers.get("content-type")).toBe("image/webp");
   });
 
+  it("reads a poster and fields that follow the file, after the file has streamed", async () => {
+    site = await createFsMediaSite();
+    const response = await upload([
+      { name: "width", value: "640" },
+      { name: "file", filename: "clip.mp4", type: "video/mp4", data: mp4File(20 * KiB) },
+      { name: "poster", filename: "poster.webp", type: "image/webp", data: webpFile(16, 9) },
+      { name: "height", value: "360" },
+      { name: "width", value: "1" },
+    ]);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    // The first value of a field wins, whether it came before the file or after it.
+    expect(response.body).toMatchObject({ mediaKind: "video", width: 640, height: 360 });
+    expect(response.body.posterUrl).toMatch(/\/_poster\.webp$/);
+    const twoPosters = await upload([
+      { name: "poster", filename: "a.webp", type: "image/webp", data: webpFile(16, 9) },
+      { name: "file", filename: "clip.mp4", type: "video/mp4", data: mp4File(20 * KiB) },
+      { name: "poster", filename: "b.webp", type: "image/webp", data: webpFile(16, 9) },
+    ]);
+    expect(twoPosters.status).toBe(400);
+    expect(twoPosters.body.details.fieldErrors).toHaveProperty("poster");
+    expect(await site.storedKeys()).toHaveLength(2);
+  });
+
   it("answers 400 and keeps nothing for a bad form", async () => {
     site = await createFsMediaSite({ config: { uploadMaxBytes: 64 * KiB } });
     const png = pngFile(10, 10);
@@ -180,14 +203,31 @@ describe("POST /api/upload (one-shot)", () => {
     expect((await site.storedKeys()).length).toBe(1);
   });
 
-  it("is callable in-process with an array of parts", async () => {
+  it("is callable in-process with the bytes, their name and type, as values", async () => {
     site = await createFsMediaSite();
     const record = await site.engine.media.upload({
-      form: [
-        { name: "file", filename: "p.png", contentType: "image/png", body: pngFile(7, 9) },
-        { name: "alt", value: "Tiny" },
-      ],
+      file: pngFile(7, 9),
+      filename: "p.png",
+      contentType: "image/png",
+      alt: "Tiny",
     });
     expect(record).toMatchObject({ type: "media", width: 7, height: 9, alt: "Tiny" });
+    // Base64 text is how JSON (an MCP tool call) carries the same bytes.
+    const fromText = await site.engine.media.upload({
+      file: Buffer.from(pngFile(3, 4)).toString("base64"),
+      filename: "q.png",
+      contentType: "image/png",
+      width: 3,
+    });
+    expect(fromText).toMatchObject({ type: "media", mimeType: "image/png", width: 3, height: 4 });
+    for (const bad of [
+      { filename: "x.png" },
+      { file: "not base64!", filename: "x.png" },
+      { file: pngFile(1, 1), filename: "x.png", width: "3" },
+    ]) {
+      const error = await site.engine.media.upload(bad as never).catch((err: unknown) => err);
+      expect(error, JSON.stringify(Object.keys(bad))).toMatchObject({ code: "VALIDATION_ERROR" });
+    }
+    expect(await site.storedKeys()).toHaveLength(2);
   });
 });

@@ -560,7 +560,7 @@ describe("in process, through the engine's functions", () => {
     await engine.uploads.putBody({ id: relay.id, body }, owner);
     const media = await engine.uploads.complete({ id: relay.id }, owner);
     expect(media.size).toBe(file.byteLength);
-    expect(await bytesOf(await site.download(media.url))).toEqual(file);
+    expect(await bytesOf(await site.download(media.url as string))).toEqual(file);
 
     // multipartRelay (file above the 64 KiB threshold, 32 KiB parts), each part an async generator
     const big = filler(100 * KiB, 4);
@@ -577,7 +577,7 @@ describe("in process, through the engine's functions", () => {
       parts.push(await engine.uploads.putPart({ id: multipart.id, partNumber: n, body: halves() }, owner));
     }
     const assembled = await engine.uploads.complete({ id: multipart.id, parts }, owner);
-    expect(await bytesOf(await site.download(assembled.url))).toEqual(big);
+    expect(await bytesOf(await site.download(assembled.url as string))).toEqual(big);
 
     const text = await upload("text.bin", 5);
     await expect(

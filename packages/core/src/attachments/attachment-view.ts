@@ -27,20 +27,21 @@ export type AttachmentView =
   | {
       type: "text";
       id: string;
-      url: string;
+      /** Absent only in-process with neither storage nor links (see `Links`). */
+      url?: string;
       contentFormat: "markdown";
       contentUrl?: string;
       summary: string | null;
       chars: number | null;
     };
 
-/** The authenticated address of a text attachment's content. */
-export function textContentUrl(ctx: EngineContext, id: string): string {
-  return `${ctx.config.sitePathPrefix}/api/attachments/${id}/content`;
+/** The authenticated address of a text attachment's content, where an adapter serves one. */
+export function textContentUrl(ctx: EngineContext, id: string): string | undefined {
+  return ctx.links?.attachmentContent(id);
 }
 
 /** The public address of a stored object (a text attachment without storage falls back to its content URL). */
-export function fileUrl(ctx: EngineContext, row: MediaRow): string {
+export function fileUrl(ctx: EngineContext, row: MediaRow): string | undefined {
   if (ctx.storage) return ctx.storage.url(row.storage_key);
   return textContentUrl(ctx, row.id);
 }
@@ -52,19 +53,20 @@ export function toAttachmentView(
   options: { public: boolean },
 ): AttachmentView {
   if (row.type === "text") {
-    const view: AttachmentView = {
+    const url = fileUrl(ctx, row);
+    const contentUrl = options.public ? undefined : textContentUrl(ctx, row.id);
+    return {
       type: "text",
       id: row.id,
-      url: fileUrl(ctx, row),
+      ...(url === undefined ? {} : { url }),
       contentFormat: "markdown",
-      contentUrl: textContentUrl(ctx, row.id),
+      ...(contentUrl === undefined ? {} : { contentUrl }),
       summary: row.summary,
       chars: row.chars,
     };
-    if (options.public) delete view.contentUrl;
-    return view;
   }
-  const url = fileUrl(ctx, row);
+  // A media file exists only where a store was configured; a store removed since has no address.
+  const url = fileUrl(ctx, row) ?? "";
   return {
     type: "media",
     id: row.id,

@@ -7,6 +7,8 @@ import { typeId } from "../shared/type-id.js";
 export const getAttachmentContent = defineOperation({
   id: "attachments.getContent",
   access: "owner",
+  description: "Reads a text attachment's Markdown.",
+  hints: { readOnly: true },
   input: z.object({ id: typeId("med") }),
   run: async (ctx, input) => {
     const row = await ctx.db

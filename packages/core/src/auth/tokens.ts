@@ -14,7 +14,8 @@ const tokenIdPattern = /^tok_[0-9a-z]{26}$/;
  */
 export const createToken = defineOperation({
   id: "tokens.create",
-  access: "owner",
+  access: "internal",
+  description: "Creates an API token and returns its secret, once.",
   input: z.object({ name: z.string().trim().min(1).max(100).default("API token") }),
   run: async (ctx, input) => {
     const id = ctx.ids.generate("tok");
@@ -31,7 +32,9 @@ export const createToken = defineOperation({
 /** Lists API tokens without their secrets. */
 export const listTokens = defineOperation({
   id: "tokens.list",
-  access: "owner",
+  access: "internal",
+  description: "Lists API tokens (names and use times, never secrets).",
+  hints: { readOnly: true },
   input: z.object({}),
   run: async (ctx) => {
     const rows = await ctx.db
@@ -54,7 +57,9 @@ export const listTokens = defineOperation({
 /** Revokes (deletes) an API token; it stops working at once. */
 export const revokeToken = defineOperation({
   id: "tokens.revoke",
-  access: "owner",
+  access: "internal",
+  description: "Revokes an API token; it stops working at once.",
+  hints: { destructive: true },
   input: z.object({ id: z.string().regex(tokenIdPattern, "Expected a tok_ ID") }),
   run: async (ctx, input) => {
     const result = await ctx.db.deleteFrom("api_tokens").where("id", "=", input.id).executeTakeFirst();
@@ -83,4 +88,4 @@ export async function verifyApiToken(ctx: EngineContext, token: string): Promise
 }
 
 /** The token operations. */
-export const tokenOperations = { create: createToken, list: listTokens, revoke: revokeToken };
+export const tokenOperations = [createToken, listTokens, revokeToken] as const;

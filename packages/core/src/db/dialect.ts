@@ -1,8 +1,70 @@
-import { type Kysely, PostgresAdapter } from "kysely";
-import type { DialectName } from "../deps.js";
+// biome-ignore-all lint/suspicious/noExplicitAny: works on any database shape
+import { type Kysely, sql } from "kysely";
+import { EngineError } from "../errors.js";
 
-/** Which SQL dialect a Kysely instance speaks; the one seam where dialects differ. */
-// biome-ignore lint/suspicious/noExplicitAny: any database shape
-export function dialectOf(db: Kysely<any>): DialectName {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
+/** The SQL dialects the engine runs on. */
+export type DialectName = "sqlite" | "postgres";
+
+/**
+ * Every place where the engine's SQL or its drivers differ between dialects, behind one object
+ * chosen once per engine. Operations ask `ctx.dialect`; nothing else branches on the dialect.
+ */
+export interface Dialect {
+  readonly name: DialectName;
+  /**
+   * True when a driver error is a unique-constraint violation. Knows the driver's error shape
+   * (better-sqlite3's `code`, node-postgres's SQLSTATE), never the message text.
+   */
+  isUniqueViolation(err: unknown): boolean;
+  /**
+   * Makes sure the migration journal exists and takes a lock that the transaction `trx` holds until
+   * it ends, so concurrent starts apply each migration once: PostgreSQL takes an advisory lock per
+   * schema before creating the journal (two concurrent `CREATE TABLE IF NOT EXISTS` can collide);
+   * SQLite creates it, then takes its one write lock with a write to it.
+   */
+  lockMigrations(trx: Kysely<any>, journal: { name: string; create(): Promise<void> }): Promise<void>;
+}
+
+const sqlite: Dialect = {
+  name: "sqlite",
+  isUniqueViolation: (err) =>
+    errorCodeOf(err) === "SQLITE_CONSTRAINT_UNIQUE" || errorCodeOf(err) === "SQLITE_CONSTRAINT_PRIMARYKEY",
+  lockMigrations: async (trx, journal) => {
+    await journal.create();
+    await trx.deleteFrom(journal.name).where("name", "=", "").execute();
+  },
+};
+
+const postgres: Dialect = {
+  name: "postgres",
+  isUniqueViolation: (err) => errorCodeOf(err) === "23505",
+  lockMigrations: async (trx, journal) => {
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ${journal.name}))`.execute(trx);
+    await journal.create();
+  },
+};
+
+/** The dialect object for a name. */
+export function dialectNamed(name: DialectName): Dialect {
+  return name === "postgres" ? postgres : sqlite;
+}
+
+/**
+ * The dialect a Kysely instance speaks, read from its adapter's capabilities rather than by
+ * `instanceof`, so a host app's own copy of Kysely (or a dialect package built on Kysely's
+ * PostgreSQL or SQLite adapter, such as PGlite's or D1's) is recognised too. Pass `dialect` to
+ * `createEngine` to skip detection.
+ */
+export function detectDialect(db: Kysely<any>): Dialect {
+  const adapter = db.getExecutor().adapter;
+  if (adapter.supportsReturning && adapter.supportsTransactionalDdl) return postgres;
+  if (adapter.supportsReturning) return sqlite;
+  throw new EngineError(
+    "CONFIGURATION_ERROR",
+    "Unsupported SQL dialect: Quire runs on SQLite and PostgreSQL (pass `dialect` to createEngine for a custom driver)",
+  );
+}
+
+function errorCodeOf(err: unknown): unknown {
+  return typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
 }

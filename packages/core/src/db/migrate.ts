@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, sql } from "kysely";
 import { EngineError } from "../errors.js";
-import { dialectOf } from "./dialect.js";
+import { type Dialect, detectDialect } from "./dialect.js";
 import { migrations } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 
@@ -11,31 +11,27 @@ const journal = "quire_migrations";
  *
  * Kysely's Migrator is not used because it introspects every table of every schema, which races
  * with another site's schema being dropped on a shared PostgreSQL server. This one reads only its
- * own journal table. Concurrent starts are serialised: an advisory lock per schema on PostgreSQL,
- * the write lock of the first journal write on SQLite.
+ * own journal table. Concurrent starts are serialised by the dialect's migration lock.
  */
 export async function migrateToLatest(
   db: Kysely<Database>,
   all: Record<string, Migration> = migrations,
+  dialect: Dialect = detectDialect(db),
 ): Promise<string[]> {
-  const dialect = dialectOf(db);
   // biome-ignore lint/suspicious/noExplicitAny: the journal is not part of the typed schema
   const raw = db as unknown as Kysely<any>;
   try {
     return await raw.transaction().execute(async (trx) => {
-      if (dialect === "postgres") {
-        await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ${journal}))`.execute(trx);
-      }
-      await trx.schema
-        .createTable(journal)
-        .ifNotExists()
-        .addColumn("name", "text", (column) => column.primaryKey())
-        .addColumn("applied_at", "text", (column) => column.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
-        .execute();
-      if (dialect === "sqlite") {
-        // Take SQLite's write lock before reading, so two processes cannot both apply a migration.
-        await trx.deleteFrom(journal).where("name", "=", "").execute();
-      }
+      const create = async () => {
+        await trx.schema
+          .createTable(journal)
+          .ifNotExists()
+          .addColumn("name", "text", (column) => column.primaryKey())
+          .addColumn("applied_at", "text", (column) => column.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+          .execute();
+      };
+      // The lock is taken before the journal is read, so two processes cannot both apply a migration.
+      await dialect.lockMigrations(trx, { name: journal, create });
       const done = new Set(
         (await trx.selectFrom(journal).select("name").execute()).map((row) => row.name as string),
       );

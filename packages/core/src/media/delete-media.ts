@@ -16,6 +16,8 @@ import { requireStorage } from "../uploads/stored-file.js";
 export const deleteMedia = defineOperation({
   id: "media.delete",
   access: "owner",
+  description: "Deletes a media item and its stored files.",
+  hints: { destructive: true },
   input: z.object({ id: typeId("med") }),
   run: async (ctx, input) => {
     requireStorage(ctx);

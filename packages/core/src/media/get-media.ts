@@ -9,6 +9,8 @@ import { toMediaRecord } from "./media-view.js";
 export const getMedia = defineOperation({
   id: "media.get",
   access: "owner",
+  description: "Reads one media record.",
+  hints: { readOnly: true },
   input: z.object({ id: typeId("med") }),
   run: async (ctx, input) => {
     requireStorage(ctx);

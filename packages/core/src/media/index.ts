@@ -5,12 +5,6 @@ import { updateMedia } from "./update-media.js";
 import { uploadMedia } from "./upload-media.js";
 
 /** The media operations. @see spec § Media, § POST /api/upload */
-export const mediaOperations = {
-  list: listMedia,
-  get: getMedia,
-  update: updateMedia,
-  delete: deleteMedia,
-  upload: uploadMedia,
-};
+export const mediaOperations = [listMedia, getMedia, updateMedia, deleteMedia, uploadMedia] as const;
 
 export type { MediaRecord } from "./media-view.js";

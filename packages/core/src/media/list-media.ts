@@ -24,6 +24,8 @@ export const listMediaInput = z.object({
 export const listMedia = defineOperation({
   id: "media.list",
   access: "owner",
+  description: "Lists uploaded files and text attachments, newest first, one page at a time.",
+  hints: { readOnly: true },
   input: listMediaInput,
   run: async (ctx, input): Promise<{ media: MediaRecord[]; nextCursor: string | null }> => {
     requireStorage(ctx);

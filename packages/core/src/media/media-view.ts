@@ -19,13 +19,12 @@ interface MediaRecordBase {
   chars: number | null;
   createdAt: number;
   updatedAt: number;
-  url: string;
 }
 
 /** A media record. @see spec § Media record */
 export type MediaRecord =
-  | (MediaRecordBase & { type: "media"; previewUrl: string; posterUrl: string | null })
-  | (MediaRecordBase & { type: "text"; contentFormat: "markdown"; contentUrl: string });
+  | (MediaRecordBase & { type: "media"; url: string; previewUrl: string; posterUrl: string | null })
+  | (MediaRecordBase & { type: "text"; url?: string; contentFormat: "markdown"; contentUrl?: string });
 
 /**
  * The media record of a row: an uploaded file (`media`, with `previewUrl` and `posterUrl`) or a
@@ -51,15 +50,24 @@ export function toMediaRecord(ctx: EngineContext, row: MediaRow): MediaRecord {
     chars: row.chars,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    url,
   };
   if (row.type === "text") {
-    return { type: "text", ...base, contentFormat: "markdown", contentUrl: textContentUrl(ctx, row.id) };
+    const contentUrl = textContentUrl(ctx, row.id);
+    return {
+      type: "text",
+      ...base,
+      ...(url === undefined ? {} : { url }),
+      contentFormat: "markdown",
+      ...(contentUrl === undefined ? {} : { contentUrl }),
+    };
   }
+  // Media files exist only where a store was configured (their operations require one).
+  const fileAddress = url ?? "";
   return {
     type: "media",
     ...base,
-    previewUrl: row.preview_key && ctx.storage ? ctx.storage.url(row.preview_key) : url,
+    url: fileAddress,
+    previewUrl: row.preview_key && ctx.storage ? ctx.storage.url(row.preview_key) : fileAddress,
     posterUrl: row.poster_key && ctx.storage ? ctx.storage.url(row.poster_key) : null,
   };
 }

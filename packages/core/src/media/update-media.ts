@@ -13,6 +13,8 @@ import { toMediaRecord } from "./media-view.js";
 export const updateMedia = defineOperation({
   id: "media.update",
   access: "owner",
+  description: "Sets or clears a media item's alt text.",
+  hints: { idempotent: true },
   input: z.object({ id: typeId("med"), alt: z.string().trim().max(500).nullable() }),
   run: async (ctx, input) => {
     requireStorage(ctx);

@@ -1,41 +1,62 @@
 import * as z from "zod";
 import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
-import { invalidField, type ValidationDetails, validationError } from "../errors.js";
-import { defineOperation } from "../operation.js";
+import { invalidField } from "../errors.js";
+import { defineOperation, parseInput } from "../operation.js";
+import { bytesParam } from "../shared/bytes.js";
+import type { ByteSource } from "../storage.js";
 import { classifyFileType, type FileType } from "../uploads/file-types.js";
 import { inspectStoredFile } from "../uploads/inspect-file.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../uploads/media-details.js";
 import { checkPosterType, storePoster } from "../uploads/put-upload-poster.js";
 import { mediaKeys } from "../uploads/storage-keys.js";
 import { requireStorage, storeBody } from "../uploads/stored-file.js";
-import { discardPart, type UploadFormPart, uploadFormParam } from "../uploads/upload-form.js";
 import { toMediaRecord } from "./media-view.js";
 
-/** A file part of the form. */
-type FilePart = Extract<UploadFormPart, { body: unknown }>;
+/** Input of `media.upload`: the file's bytes with its name and type, an optional poster, and details. */
+export const uploadMediaInput = z.object({
+  file: bytesParam,
+  filename: z.string().max(1000),
+  contentType: z.string().max(255).optional(),
+  /** A video's poster frame (WebP). */
+  poster: bytesParam.optional(),
+  posterContentType: z.string().max(255).optional(),
+  ...mediaDetailsFields,
+});
+
+type UploadMediaInput = z.output<typeof uploadMediaInput>;
 
 /**
- * One-shot upload: the form's `file` streams straight to storage (never held in memory, cut off past
- * the upload limit), an optional WebP `poster` beside it, and the text fields (`width`, `height`,
- * `alt`, `blurhash`, `waveform`, `summary`, `durationSeconds`, `chars`) may come before or after
- * the file. The same type rules and checks as an upload session apply; on any failure nothing
- * stays stored. 201 with the media record.
+ * One-shot upload: the file streams straight to storage (never held in memory, cut off past the
+ * upload limit), with an optional WebP `poster` and details (`width`, `height`, `alt`, `blurhash`,
+ * `waveform`, `summary`, `durationSeconds`, `chars`). Details a transport could read only after the
+ * file (form fields after the file part) come as trailing input and are checked the same way. The
+ * same type rules and checks as an upload session apply; on any failure nothing stays stored. 201
+ * with the media record.
  * @see spec § POST /api/upload
  */
 export const uploadMedia = defineOperation({
   id: "media.upload",
   access: "owner",
-  input: z.object({ form: uploadFormParam }),
+  description: "Uploads a file in one request and returns its media record.",
+  input: uploadMediaInput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     const now = ctx.clock.now();
     const mediaId = ctx.ids.generate("med");
     const written: string[] = [];
     try {
-      const received = await receiveForm(ctx, { form: input.form, mediaId, now, written });
-      const details = parseDetails(received.fields);
-      const { file, posterKey } = received;
+      const file = await receiveFile(ctx, input, { mediaId, now, written });
+      const trailing = ctx.trailingInput ? await ctx.trailingInput() : {};
+      const poster = posterOf(input, trailing);
+      let posterKey: string | null = null;
+      if (poster) {
+        checkPosterType(poster.contentType);
+        posterKey = mediaKeys({ mediaId, filename: "", extension: "bin", now }).poster;
+        written.push(posterKey);
+        await storePoster(ctx, { key: posterKey, body: poster.body });
+      }
+      const details = detailsOf(input, trailing);
       if (posterKey !== null && file.fileType.mediaKind !== "video") {
         throw invalidField("poster", "Only a video has a poster frame");
       }
@@ -65,63 +86,24 @@ interface ReceivedFile {
   size: number;
 }
 
-/** Reads the form in order, storing the file and poster as they stream by; text fields are kept. */
-async function receiveForm(
-  ctx: EngineContext,
-  input: {
-    form: Iterable<UploadFormPart> | AsyncIterable<UploadFormPart>;
-    mediaId: string;
-    now: number;
-    written: string[];
-  },
-): Promise<{ file: ReceivedFile; posterKey: string | null; fields: Record<string, string> }> {
-  const fields: Record<string, string> = {};
-  let file: ReceivedFile | undefined;
-  let posterKey: string | null = null;
-  for await (const part of input.form) {
-    if (!("body" in part)) {
-      if (part.name === "file" || part.name === "poster") throw invalidField(part.name, "Expected a file");
-      if (!(part.name in fields)) fields[part.name] = part.value;
-    } else if (part.name === "file") {
-      if (file) throw invalidField("file", "Send one file per upload");
-      file = await receiveFile(ctx, part, input);
-    } else if (part.name === "poster") {
-      if (posterKey !== null) throw invalidField("poster", "Send one poster frame per upload");
-      checkPosterType(part.contentType);
-      posterKey = mediaKeys({
-        mediaId: input.mediaId,
-        filename: "",
-        extension: "bin",
-        now: input.now,
-      }).poster;
-      input.written.push(posterKey);
-      await storePoster(ctx, { key: posterKey, body: part.body });
-    } else {
-      await discardPart(part);
-    }
-  }
-  if (!file) throw invalidField("file", "Send the file in the form field `file`");
-  return { file, posterKey, fields };
-}
-
 async function receiveFile(
   ctx: EngineContext,
-  part: FilePart,
-  input: { mediaId: string; now: number; written: string[] },
+  input: UploadMediaInput,
+  store: { mediaId: string; now: number; written: string[] },
 ): Promise<ReceivedFile> {
-  const filename = part.filename.trim().slice(0, 255);
+  const filename = input.filename.trim().slice(0, 255);
   if (filename === "") throw invalidField("file", "The file has no name (was a file chosen?)");
-  const fileType = classifyFileType(part.contentType || "application/octet-stream", filename);
+  const fileType = classifyFileType(input.contentType || "application/octet-stream", filename);
   const { file: key } = mediaKeys({
-    mediaId: input.mediaId,
+    mediaId: store.mediaId,
     filename,
     extension: fileType.extension,
-    now: input.now,
+    now: store.now,
   });
-  input.written.push(key);
+  store.written.push(key);
   const { size } = await storeBody(ctx, {
     key,
-    body: part.body,
+    body: input.file,
     contentType: fileType.storageContentType,
     maxBytes: ctx.config.uploadMaxBytes,
     field: "file",
@@ -129,14 +111,31 @@ async function receiveFile(
   return { filename, fileType, key, size };
 }
 
+/** The poster, sent with the input or trailing it; one per upload. */
+function posterOf(
+  input: UploadMediaInput,
+  trailing: Record<string, unknown>,
+): { body: ByteSource; contentType: string | undefined } | null {
+  if (trailing.poster !== undefined && input.poster !== undefined) {
+    throw invalidField("poster", "Send one poster frame per upload");
+  }
+  if (input.poster !== undefined) return { body: input.poster, contentType: input.posterContentType };
+  if (trailing.poster === undefined) return null;
+  const late = parseInput(trailingPosterSchema, trailing);
+  return late.poster ? { body: late.poster, contentType: late.posterContentType } : null;
+}
+
+const trailingPosterSchema = uploadMediaInput.pick({ poster: true, posterContentType: true });
 const detailsSchema = z.object(mediaDetailsFields);
 
-/** The text fields, read like any operation input (an empty field counts as absent). */
-function parseDetails(fields: Record<string, string>): MediaDetails {
-  const present = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ""));
-  const parsed = detailsSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  const details = z.flattenError(parsed.error) as ValidationDetails;
-  const field = Object.keys(details.fieldErrors)[0] ?? "form";
-  throw validationError(`Invalid input: ${field}: ${details.fieldErrors[field]?.[0] ?? ""}`, details);
+/** The details: those sent with the input win over trailing ones of the same name. */
+function detailsOf(input: UploadMediaInput, trailing: Record<string, unknown>): MediaDetails {
+  const sent = Object.fromEntries(
+    Object.keys(mediaDetailsFields).flatMap((name) => {
+      const value = input[name as keyof MediaDetails];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+  if (Object.keys(trailing).length === 0) return sent as MediaDetails;
+  return parseInput(detailsSchema, { ...trailing, ...sent });
 }

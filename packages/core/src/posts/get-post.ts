@@ -6,6 +6,8 @@ import { readPost } from "./read-post.js";
 export const getPost = defineOperation({
   id: "posts.get",
   access: "owner",
+  description: "Reads one post in the editing view, with its collections and Thread position.",
+  hints: { readOnly: true },
   input: postIdInput,
   run: (ctx, input) => readPost(ctx, input.id, { content: input.content, withPosition: true }),
 });

@@ -12,6 +12,8 @@ import { toPublicPostView } from "./post-view.js";
 export const getPublicPost = defineOperation({
   id: "publicPosts.get",
   access: "public",
+  description: "Reads one published, visible post by slug in the reading view.",
+  hints: { readOnly: true },
   input: publicPostInput,
   run: async (ctx, input) => {
     const row = await selectPosts(ctx.db)

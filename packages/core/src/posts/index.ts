@@ -6,17 +6,13 @@ import { getPublicPost } from "./get-public-post.js";
 import { listPosts } from "./list-posts.js";
 import { updatePost } from "./update-post.js";
 
-/** The post operations of the owner's surface. */
-export const postOperations = {
-  create: createPost,
-  get: getPost,
-  update: updatePost,
-  delete: deletePost,
-  list: listPosts,
-  slug: checkPostSlug,
-};
-
-/** The post operations of the public surface. */
-export const publicPostOperations = {
-  get: getPublicPost,
-};
+/** The post operations: the owner's editing surface and the public reading one. */
+export const postOperations = [
+  createPost,
+  getPost,
+  updatePost,
+  deletePost,
+  listPosts,
+  checkPostSlug,
+  getPublicPost,
+] as const;

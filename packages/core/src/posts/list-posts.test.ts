@@ -70,10 +70,13 @@ describe("posts.list", () => {
     ]);
   });
 
-  it("clamps limit, reads query-string numbers and returns markdown on request", async () => {
+  it("clamps limit, takes numbers only (the HTTP edge converts text) and returns markdown on request", async () => {
     for (let i = 0; i < 3; i++) await engine.posts.create({ format: "note", bodyMarkdown: `**${i}**` });
     expect((await engine.posts.list({ limit: 0 })).posts).toHaveLength(1);
-    expect((await engine.posts.list({ limit: "500" as never })).posts).toHaveLength(3);
+    expect((await engine.posts.list({ limit: 500 })).posts).toHaveLength(3);
+    expect(await engine.posts.list({ limit: "500" as never }).catch((err) => err.code)).toBe(
+      "VALIDATION_ERROR",
+    );
     const page = await engine.posts.list({ limit: 1, content: "markdown" });
     expect(page.posts[0]).toHaveProperty("bodyMarkdown", "**2**");
     expect(page.posts[0]).not.toHaveProperty("bodyHtml");

@@ -14,6 +14,8 @@ import { type PostView, toPostView } from "./post-view.js";
 export const listPosts = defineOperation({
   id: "posts.list",
   access: "owner",
+  description: "Lists every post, roots and replies, newest first, one page at a time.",
+  hints: { readOnly: true },
   input: listPostsInput,
   run: async (ctx, input) => {
     const order = input.status === "published" ? "posts.published" : "posts.updated";

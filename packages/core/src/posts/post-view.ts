@@ -98,7 +98,7 @@ export function toPublicPostView(
 
 /** The public path of a post, site prefix included: its oldest custom URL, else `/{slug}`. */
 export function permalinkOf(ctx: EngineContext, row: Pick<PostRow, "slug" | "permalink_path">): string {
-  return `${ctx.config.sitePathPrefix}${row.permalink_path ?? `/${row.slug}`}`;
+  return `${ctx.settings.sitePathPrefix}${row.permalink_path ?? `/${row.slug}`}`;
 }
 
 function bodyFields(row: PostRow, options: ViewOptions, withEditorBody: boolean) {

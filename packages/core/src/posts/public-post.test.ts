@@ -7,7 +7,7 @@ let engine: Engine;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
-  ({ engine, cleanup } = await createTestEngine({ config: { sitePathPrefix: "/blog" } }));
+  ({ engine, cleanup } = await createTestEngine({ settings: { sitePathPrefix: "/blog" } }));
 });
 afterEach(() => cleanup());
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Kysely } from "kysely";
 import { openDatabase } from "../db/open.js";
 import type { Database } from "../db/schema.js";
-import type { EngineConfig } from "../deps.js";
+import type { EngineConfig, Links, SiteSettings } from "../deps.js";
 import { createEngine, type Engine } from "../engine.js";
 import { sequentialIds } from "../shared/ids.js";
 import { fixedClock } from "../shared/time.js";
@@ -45,7 +45,13 @@ export async function openTestDatabase(): Promise<{ db: Kysely<Database>; cleanu
 
 /** A test engine on a fresh migrated database with a fixed clock and sequential IDs. */
 export async function createTestEngine(
-  options: { storage?: Storage; config?: Partial<EngineConfig>; now?: number } = {},
+  options: {
+    storage?: Storage;
+    config?: Partial<EngineConfig>;
+    settings?: Partial<SiteSettings>;
+    links?: Links;
+    now?: number;
+  } = {},
 ): Promise<{ engine: Engine; clock: ReturnType<typeof fixedClock>; cleanup: () => Promise<void> }> {
   const { db, cleanup } = await openTestDatabase();
   const clock = fixedClock(options.now);
@@ -55,6 +61,8 @@ export async function createTestEngine(
     ids: sequentialIds(),
     storage: options.storage,
     config: options.config,
+    settings: options.settings,
+    links: options.links,
   });
   await engine.migrate();
   return { engine, clock, cleanup };

@@ -39,7 +39,7 @@ describe("fold (spec § Fold)", () => {
     };
     for (const [count, [leading, trailing, hidden]] of Object.entries(expected)) {
       const { root, replies } = await threadWith(Number(count));
-      const thread = await engine.threads.get({ id: root.id, include: "fold" });
+      const thread = await engine.threads.get({ id: root.id, fold: true });
       const fold = thread.fold;
       expect(
         fold?.leading.map((p) => p.id),
@@ -84,7 +84,7 @@ describe("fold (spec § Fold)", () => {
 
   it("gap.cursor with limit=hidden loads exactly the hidden replies, on both surfaces", async () => {
     const { root, replies } = await threadWith(12);
-    const owner = await engine.threads.get({ id: root.id, include: "fold" });
+    const owner = await engine.threads.get({ id: root.id, fold: true });
     const hidden = owner.fold?.hidden as number;
     expect(hidden).toBe(7);
     const expected = replies.slice(2, 9).map((p) => p.id);
@@ -95,7 +95,7 @@ describe("fold (spec § Fold)", () => {
     });
     expect(ownerPage.posts.map((p) => p.id)).toEqual(expected);
 
-    const reader = await engine.publicThreads.get({ slug: root.slug, include: "fold" }, publicCaller);
+    const reader = await engine.publicThreads.get({ slug: root.slug, fold: true }, publicCaller);
     expect(reader.fold?.gap).toEqual({
       id: replies[2]?.id,
       slug: replies[2]?.slug,
@@ -103,7 +103,7 @@ describe("fold (spec § Fold)", () => {
       permalink: `/${replies[2]?.slug}`,
     });
     const readerPage = await engine.publicThreads.listPosts(
-      { slug: root.slug, cursor: reader.fold?.gap?.cursor, limit: String(hidden) } as never,
+      { slug: root.slug, cursor: reader.fold?.gap?.cursor, limit: hidden },
       publicCaller,
     );
     expect(readerPage.posts.map((p) => p.id)).toEqual(expected);
@@ -120,10 +120,14 @@ describe("fold (spec § Fold)", () => {
         return args.result;
       },
     };
-    const counted = createEngine({ ...engine.context, db: engine.context.db.withPlugin(counter) });
+    const counted = createEngine({
+      ...engine.context,
+      dialect: engine.context.dialect.name,
+      db: engine.context.db.withPlugin(counter),
+    });
     const readPage = async () => {
       queries = 0;
-      const page = await counted.publicThreads.list({ include: "fold", limit: 100 }, publicCaller);
+      const page = await counted.publicThreads.list({ fold: true, limit: 100 }, publicCaller);
       return { page, queries };
     };
     const few = await readPage();

@@ -10,6 +10,8 @@ import { type PublicThreadView, toThreadViews } from "./thread-view.js";
 export const getPublicThread = defineOperation({
   id: "publicThreads.get",
   access: "public",
+  description: "Reads a public Thread by the slug of any of its posts.",
+  hints: { readOnly: true },
   input: getPublicThreadInput,
   run: async (ctx, input): Promise<PublicThreadView> => {
     const root = await findPublicThread(ctx.db, input.slug);

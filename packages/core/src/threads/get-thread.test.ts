@@ -45,7 +45,7 @@ describe("GET /api/threads/:id (threads.get)", () => {
   it("supports include=fold and content=markdown", async () => {
     const root = await engine.posts.create(note({ title: "Root" }));
     await engine.posts.create(note({ replyToId: root.id, bodyMarkdown: "**reply**" }));
-    const thread = await engine.threads.get({ id: root.id, include: "fold", content: "markdown" });
+    const thread = await engine.threads.get({ id: root.id, fold: true, content: "markdown" });
     expect(thread.root).toMatchObject({ bodyMarkdown: "*text*" });
     expect(thread.root).not.toHaveProperty("body");
     expect(thread.fold?.leading[0]).toMatchObject({ bodyMarkdown: "**reply**" });
@@ -57,7 +57,7 @@ describe("GET /api/public/threads/:slug (publicThreads.get)", () => {
   it("returns the Thread of a published root or reply in the reading view; latest-hidden included", async () => {
     const root = await engine.posts.create(note({ title: "Hidden root", visibility: "latest_hidden" }));
     const reply = await engine.posts.create(note({ replyToId: root.id }));
-    const thread = await engine.publicThreads.get({ slug: reply.slug, include: "fold" }, publicCaller);
+    const thread = await engine.publicThreads.get({ slug: reply.slug, fold: true }, publicCaller);
     expect(thread).toMatchObject({
       id: root.id,
       postCount: 2,

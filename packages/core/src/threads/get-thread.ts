@@ -7,6 +7,8 @@ import { type OwnerThreadView, toThreadViews } from "./thread-view.js";
 export const getThread = defineOperation({
   id: "threads.get",
   access: "owner",
+  description: "Reads a Thread by the ID of any of its posts.",
+  hints: { readOnly: true },
   input: getThreadInput,
   run: async (ctx, input): Promise<OwnerThreadView> => {
     const root = await findOwnerThread(ctx.db, input.id);

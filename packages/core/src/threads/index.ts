@@ -5,16 +5,12 @@ import { listPublicThreads } from "./list-public-threads.js";
 import { listThreadPosts } from "./list-thread-posts.js";
 import { listThreads } from "./list-threads.js";
 
-/** The Thread operations of the owner's surface (`/api/threads`). */
-export const threadOperations = {
-  list: listThreads,
-  get: getThread,
-  listPosts: listThreadPosts,
-};
-
-/** The Thread operations of the public surface (`/api/public/threads`). */
-export const publicThreadOperations = {
-  list: listPublicThreads,
-  get: getPublicThread,
-  listPosts: listPublicThreadPosts,
-};
+/** The Thread operations: the owner's surface (`threads.*`) and the public one (`publicThreads.*`). */
+export const threadOperations = [
+  listThreads,
+  getThread,
+  listThreadPosts,
+  listPublicThreads,
+  getPublicThread,
+  listPublicThreadPosts,
+] as const;

@@ -10,6 +10,8 @@ import { listPublicThreadPostsInput } from "./thread-schemas.js";
 export const listPublicThreadPosts = defineOperation({
   id: "publicThreads.listPosts",
   access: "public",
+  description: "Lists the visible posts of a public Thread in Thread order.",
+  hints: { readOnly: true },
   input: listPublicThreadPostsInput,
   run: async (ctx, input) =>
     readThreadPosts(ctx, await findPublicThread(ctx.db, input.slug), "reading", {

@@ -12,9 +12,11 @@ import { type PublicThreadView, toThreadViews } from "./thread-view.js";
 export const listPublicThreads = defineOperation({
   id: "publicThreads.list",
   access: "public",
+  description: "Lists the public Threads of the site, one page at a time, optionally with folds.",
+  hints: { readOnly: true },
   input: listPublicThreadsInput,
   run: async (ctx, input): Promise<{ threads: PublicThreadView[]; nextCursor: string | null }> => {
-    const page = await listRoots(ctx.db, resolveListQuery(input, "public", ctx.config), input);
+    const page = await listRoots(ctx.db, resolveListQuery(input, "public", ctx.settings), input);
     const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "reading", {
       fold: wantsFold(input),
       content: input.content,

@@ -10,6 +10,8 @@ import { listThreadPostsInput } from "./thread-schemas.js";
 export const listThreadPosts = defineOperation({
   id: "threads.listPosts",
   access: "owner",
+  description: "Lists the posts of a Thread in Thread order.",
+  hints: { readOnly: true },
   input: listThreadPostsInput,
   run: async (ctx, input) => readThreadPosts(ctx, await findOwnerThread(ctx.db, input.id), "editing", input),
 });

@@ -12,9 +12,11 @@ import { type OwnerThreadView, toThreadViews } from "./thread-view.js";
 export const listThreads = defineOperation({
   id: "threads.list",
   access: "owner",
+  description: "Lists the site's Threads by the chosen order and filters, one page at a time.",
+  hints: { readOnly: true },
   input: listThreadsInput,
   run: async (ctx, input): Promise<{ threads: OwnerThreadView[]; nextCursor: string | null }> => {
-    const page = await listRoots(ctx.db, resolveListQuery(input, "owner", ctx.config), input);
+    const page = await listRoots(ctx.db, resolveListQuery(input, "owner", ctx.settings), input);
     const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "editing", {
       fold: wantsFold(input),
       content: input.content,

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Database, PostsTable } from "../db/schema.js";
-import type { EngineConfig } from "../deps.js";
+import type { SiteSettings } from "../deps.js";
 import { invalidField } from "../errors.js";
 import type { PostFormat } from "../posts/post-schemas.js";
 import type { ListPublicThreadsInput, ListThreadsInput, MediaFilter, ThreadSort } from "./thread-schemas.js";
@@ -39,7 +39,7 @@ export interface ThreadListQuery {
 export function resolveListQuery(
   input: ListThreadsInput | ListPublicThreadsInput,
   surface: "owner" | "public",
-  config: EngineConfig,
+  settings: SiteSettings,
 ): ThreadListQuery {
   const featured = input.visibility === "featured";
   if (featured && input.sort !== undefined && input.sort !== "published") {
@@ -55,12 +55,12 @@ export function resolveListQuery(
       visibility: visibilityFilter(input.visibility, surface),
       featured,
       format: input.format,
-      published: input.year === undefined ? undefined : zonedYearBounds(input.year, config.timeZone),
+      published: input.year === undefined ? undefined : zonedYearBounds(input.year, settings.timeZone),
       title: input.title,
       replies: input.replies,
       language: input.lang,
       media: input.media,
-      collections: input.collection?.split(",").map((slug) => slug.trim()),
+      collections: input.collection,
     },
   };
 }

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { type MediaKind, mediaKindBit, mediaKinds } from "../attachments/media-kinds.js";
 import { languageTag, postFormat, postStatus } from "../posts/post-schemas.js";
-import { boolParam, contentParam, cursorParam, intParam, limitParam } from "../shared/list-params.js";
+import { contentParam, cursorParam, limitParam } from "../shared/list-params.js";
 import { typeId } from "../shared/type-id.js";
 
 /** The Thread list orders. @see spec § Threads (Orders) */
@@ -12,56 +12,34 @@ export type ThreadSort = z.infer<typeof threadSort>;
 /** The `media` filter: roots with an attachment of one of the kinds, with any, or with none. */
 export type MediaFilter = { kind: "any" } | { kind: "none" } | { kind: "kinds"; mask: number };
 
-const mediaParam = z.string().transform((text, ctx): MediaFilter => {
-  const parts = text.split(",").map((part) => part.trim());
-  if (parts.length === 1 && (parts[0] === "any" || parts[0] === "none")) return { kind: parts[0] };
-  let mask = 0;
-  for (const part of parts) {
-    if (!(mediaKinds as readonly string[]).includes(part)) {
-      ctx.addIssue({
-        code: "custom",
-        message: `Expected any, none, or a comma list of ${mediaKinds.join(", ")}`,
-      });
-      return z.NEVER;
-    }
-    mask |= mediaKindBit(part as MediaKind);
-  }
-  return { kind: "kinds", mask };
-});
+/** `media`: `any`, `none`, or a list of attachment kinds (the HTTP adapter splits `image,video`). */
+const mediaParam = z
+  .union([z.enum(["any", "none"]), z.array(z.enum(mediaKinds)).min(1)])
+  .transform((value): MediaFilter => {
+    if (value === "any" || value === "none") return { kind: value };
+    return { kind: "kinds", mask: value.reduce((mask, kind) => mask | mediaKindBit(kind as MediaKind), 0) };
+  });
 
 /**
- * `include` as the spec's comma-separated text (HTTP) or a list (MCP); values it does not offer
- * are skipped. @see spec § Conventions rule 3
- */
-const includeParam = z
-  .union([z.string(), z.array(z.string())])
-  .optional()
-  .transform((value) =>
-    (Array.isArray(value) ? value : (value ?? "").split(","))
-      .map((part) => part.trim())
-      .filter((part) => part !== ""),
-  );
-
-/**
- * Read options shared by every Thread read: `include=fold` (or `fold: true`, as MCP passes it)
- * adds the fold; `content=markdown` returns `bodyMarkdown`.
+ * Read options shared by every Thread read: `fold: true` adds the fold (`include=fold` over HTTP);
+ * `content: "markdown"` returns `bodyMarkdown`. @see spec § Conventions rule 3
  */
 const threadReadFields = {
-  include: includeParam,
-  fold: boolParam.optional(),
+  fold: z.boolean().optional(),
   content: contentParam,
 };
 
-/** True when a Thread read asked for the fold, by `include=fold` or by `fold: true`. */
-export function wantsFold(input: { include: string[]; fold?: boolean | undefined }): boolean {
-  return input.fold === true || input.include.includes("fold");
+/** True when a Thread read asked for the fold. */
+export function wantsFold(input: { fold?: boolean | undefined }): boolean {
+  return input.fold === true;
 }
 
 const listFields = {
   sort: threadSort.optional(),
   format: postFormat.optional(),
-  collection: z.string().min(1).max(2000).optional(),
-  year: intParam.pipe(z.number().int().min(1970).max(9999)).optional(),
+  /** Collection slugs or IDs; a root in any of them matches. */
+  collection: z.array(z.string().min(1).max(200)).min(1).max(20).optional(),
+  year: z.number().int().min(1970).max(9999).optional(),
   media: mediaParam.optional(),
   title: z.enum(["any", "none"]).optional(),
   replies: z.enum(["any", "none"]).optional(),

@@ -14,6 +14,8 @@ import { findOpenSession, sessionKeys, throwClosed } from "./upload-session.js";
 export const abortUpload = defineOperation({
   id: "uploads.abort",
   access: "owner",
+  description: "Abandons an upload session and deletes what it stored.",
+  hints: { destructive: true, idempotent: true },
   input: z.object({ id: typeId("upl") }),
   run: async (ctx, input) => {
     requireStorage(ctx);

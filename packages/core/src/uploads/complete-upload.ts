@@ -4,7 +4,6 @@ import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
-import { intParam } from "../shared/list-params.js";
 import { typeId } from "../shared/type-id.js";
 import { abortMultipart } from "./cleanup-expired-uploads.js";
 import { classifyFileType } from "./file-types.js";
@@ -14,7 +13,7 @@ import { hashStoredObject, requireStorage, storageFailure } from "./stored-file.
 import { findOpenSession, sessionKeys, type UploadSessionRow } from "./upload-session.js";
 
 const partInput = z.object({
-  partNumber: intParam.pipe(z.number().int().min(1).max(10_000)),
+  partNumber: z.number().int().min(1).max(10_000),
   etag: z.string().min(1).max(200),
 });
 
@@ -39,6 +38,7 @@ type Part = z.output<typeof partInput>;
 export const completeUpload = defineOperation({
   id: "uploads.complete",
   access: "owner",
+  description: "Finishes an upload session: checks the stored file and creates its media record.",
   input: completeUploadInput,
   run: async (ctx, input) => {
     requireStorage(ctx);

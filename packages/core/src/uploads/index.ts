@@ -6,15 +6,14 @@ import { putUploadPart } from "./put-upload-part.js";
 import { putUploadPoster } from "./put-upload-poster.js";
 
 /** The upload session operations. @see spec § Uploads */
-export const uploadOperations = {
-  init: initUpload,
-  putBody: putUploadBody,
-  putPart: putUploadPart,
-  putPoster: putUploadPoster,
-  complete: completeUpload,
-  abort: abortUpload,
-};
+export const uploadOperations = [
+  initUpload,
+  putUploadBody,
+  putUploadPart,
+  putUploadPoster,
+  completeUpload,
+  abortUpload,
+] as const;
 
 export { cleanupExpiredUploads, type UploadCleanup } from "./cleanup-expired-uploads.js";
 export type { UploadTransport } from "./init-upload.js";
-export type { UploadFormPart } from "./upload-form.js";

@@ -12,9 +12,14 @@ import { sessionLifetimeSeconds } from "./upload-session.js";
 
 /** How the client sends the file. @see spec § POST /api/uploads/init */
 export type UploadTransport =
-  | { kind: "relay"; method: "PUT"; url: string }
-  | { kind: "multipartRelay"; method: "PUT"; url: string; partSize: number }
+  | { kind: "relay"; method: "PUT"; url?: string }
+  | { kind: "multipartRelay"; method: "PUT"; url?: string; partSize: number }
   | { kind: "put"; url: string; method: "PUT"; headers: Record<string, string>; expiresAt: number };
+
+/** `{ url }` where an adapter serves the upload's address; in-process, the session id is enough. */
+function urlOf(url: string | undefined): { url?: string } {
+  return url === undefined ? {} : { url };
+}
 
 /** S3 and the fs store take at most this many parts. */
 const maxParts = 10_000;
@@ -37,6 +42,7 @@ export const initUploadInput = z.object({
 export const initUpload = defineOperation({
   id: "uploads.init",
   access: "owner",
+  description: "Opens an upload session and picks how the file is sent.",
   input: initUploadInput,
   run: async (ctx, input) => {
     const storage = requireStorage(ctx);
@@ -89,7 +95,6 @@ async function planTransport(
   storage: Storage,
   input: { id: string; key: string; size: number; fileType: FileType; expiresAt: number },
 ): Promise<{ transport: UploadTransport; multipartUploadId: string | null }> {
-  const base = `${ctx.config.sitePathPrefix}/api/uploads/${input.id}`;
   const contentType = input.fileType.storageContentType;
   const { contentDisposition } = servingOf(input.key);
   try {
@@ -100,7 +105,12 @@ async function planTransport(
         contentDisposition,
       });
       return {
-        transport: { kind: "multipartRelay", method: "PUT", url: `${base}/part`, partSize },
+        transport: {
+          kind: "multipartRelay",
+          method: "PUT",
+          ...urlOf(ctx.links?.uploadPart(input.id)),
+          partSize,
+        },
         multipartUploadId: uploadId,
       };
     }
@@ -125,5 +135,8 @@ async function planTransport(
   } catch (err) {
     throw storageFailure(ctx, err);
   }
-  return { transport: { kind: "relay", method: "PUT", url: `${base}/body` }, multipartUploadId: null };
+  return {
+    transport: { kind: "relay", method: "PUT", ...urlOf(ctx.links?.uploadBody(input.id)) },
+    multipartUploadId: null,
+  };
 }

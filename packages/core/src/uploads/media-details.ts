@@ -2,32 +2,23 @@ import type { Insertable } from "kysely";
 import * as z from "zod";
 import { normalizeAlt } from "../attachments/save-attachments.js";
 import type { MediaTable } from "../db/schema.js";
-import { intParam } from "../shared/list-params.js";
 import type { FileType } from "./file-types.js";
 import type { ImageSize } from "./image-size.js";
 
-const seconds = z.union([
-  z.number(),
-  z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, "Expected a number of seconds")
-    .transform((text) => Number(text)),
-]);
-
 /**
- * What a client may say about a file besides its bytes, on `complete` and on the one-shot upload;
- * numbers may arrive as text (form fields). Each defaults to null.
+ * What a client may say about a file besides its bytes, on `complete` and on the one-shot upload.
+ * Each defaults to null.
  * @see spec § Uploads, § Limits
  */
 export const mediaDetailsFields = {
-  width: intParam.pipe(z.number().int().positive()).nullable().optional(),
-  height: intParam.pipe(z.number().int().positive()).nullable().optional(),
-  durationSeconds: seconds.pipe(z.number().min(0).max(1e9)).nullable().optional(),
+  width: z.number().int().positive().nullable().optional(),
+  height: z.number().int().positive().nullable().optional(),
+  durationSeconds: z.number().min(0).max(1e9).nullable().optional(),
   alt: z.string().max(500).nullable().optional(),
   blurhash: z.string().max(200).nullable().optional(),
   waveform: z.string().max(2000).nullable().optional(),
   summary: z.string().max(500).nullable().optional(),
-  chars: intParam.pipe(z.number().int().min(0)).nullable().optional(),
+  chars: z.number().int().min(0).nullable().optional(),
 };
 
 /** The parsed details. */

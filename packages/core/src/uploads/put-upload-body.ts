@@ -24,6 +24,8 @@ import {
 export const putUploadBody = defineOperation({
   id: "uploads.putBody",
   access: "owner",
+  description: "Sends the whole file of a relay upload.",
+  hints: { idempotent: true },
   input: z.object({ id: typeId("upl"), body: bodyParam, contentLength: contentLengthParam }),
   run: async (ctx, input) => {
     const session = await findOpenSession(ctx, input.id);

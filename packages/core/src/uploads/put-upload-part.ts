@@ -2,7 +2,6 @@ import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
-import { intParam } from "../shared/list-params.js";
 import { typeId } from "../shared/type-id.js";
 import { meterStream } from "./metered-stream.js";
 import { requireTransport } from "./put-upload-body.js";
@@ -25,9 +24,11 @@ import {
 export const putUploadPart = defineOperation({
   id: "uploads.putPart",
   access: "owner",
+  description: "Sends one part of a multipartRelay upload.",
+  hints: { idempotent: true },
   input: z.object({
     id: typeId("upl"),
-    partNumber: intParam.pipe(z.number().int().min(1).max(10_000)),
+    partNumber: z.number().int().min(1).max(10_000),
     body: bodyParam,
     contentLength: contentLengthParam,
   }),

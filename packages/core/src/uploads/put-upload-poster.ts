@@ -28,6 +28,8 @@ export const maxPosterBytes = 16 * 1024 * 1024;
 export const putUploadPoster = defineOperation({
   id: "uploads.putPoster",
   access: "owner",
+  description: "Sends the WebP poster frame of a video upload.",
+  hints: { idempotent: true },
   input: z.object({
     id: typeId("upl"),
     body: bodyParam,

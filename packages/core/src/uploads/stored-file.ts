@@ -1,6 +1,6 @@
 import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
-import { EngineError, invalidField, validationError } from "../errors.js";
+import { EngineError, invalidField, isEngineError, validationError } from "../errors.js";
 import { type ByteSource, type Storage, StorageLimitError } from "../storage.js";
 import { servingOf } from "./file-types.js";
 import { meterStream, type StreamMeter } from "./metered-stream.js";
@@ -73,11 +73,11 @@ export function writeFailure(
     return invalidField(input.field, `The file is larger than ${input.maxBytes} bytes`);
   }
   if (meter.sourceFailed) {
-    return meter.sourceError instanceof EngineError
+    return isEngineError(meter.sourceError)
       ? meter.sourceError
       : validationError("The request body ended before the file did");
   }
-  if (err instanceof EngineError) return err;
+  if (isEngineError(err)) return err;
   return storageFailure(ctx, err);
 }
 

@@ -3,8 +3,7 @@ import * as z from "zod";
 import type { Database, UploadSessionsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, notFound, validationError } from "../errors.js";
-import { intParam } from "../shared/list-params.js";
-import { type ByteSource, isByteSource } from "../storage.js";
+import { bytesParam } from "../shared/bytes.js";
 import { posterKeyOf } from "./storage-keys.js";
 
 /** A session row as read. */
@@ -20,13 +19,10 @@ export const sessionLifetimeSeconds = 15 * 60;
 export const finishedRetentionSeconds = 24 * 60 * 60;
 
 /** The bytes of a request: a Web stream, any async iterable of byte chunks, or bytes; absent is empty. */
-export const bodyParam = z
-  .custom<ByteSource>(isByteSource, "Expected the file's bytes")
-  .optional()
-  .transform((value) => value ?? new Uint8Array(0));
+export const bodyParam = bytesParam.optional().transform((value) => value ?? new Uint8Array(0));
 
 /** The request's declared `Content-Length`, when the transport knows it. */
-export const contentLengthParam = intParam.pipe(z.number().int().min(0)).optional();
+export const contentLengthParam = z.number().int().min(0).optional();
 
 /**
  * The session, if the client may still write to or finish it: 404 when unknown, 409 when completed

@@ -1,0 +1,7 @@
+/**
+ * The Node.js entry of core (`@quire/core/node`): opening a database through the native drivers
+ * (better-sqlite3, node-postgres). Kept out of the main entry so a Worker or edge bundle of core
+ * pulls in no native driver; there, build a Kysely instance on the platform's own dialect and pass
+ * it to `createEngine`.
+ */
+export { type OpenDatabaseOptions, openDatabase } from "./db/open.js";
