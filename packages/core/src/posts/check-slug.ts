@@ -1,4 +1,4 @@
-import { firstFreeAddress, isAddressFree } from "../addresses/addresses.js";
+import { firstFreeAddress, isAddressFree } from "../custom-urls/addresses.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { slugify } from "../shared/slug.js";

@@ -1,4 +1,3 @@
-import { claimAddress } from "../addresses/addresses.js";
 import { mediaKindBits } from "../attachments/media-kinds.js";
 import {
   deleteStoredKeys,
@@ -6,6 +5,8 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
+import { claimAddress } from "../custom-urls/addresses.js";
+import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
@@ -114,7 +115,7 @@ async function insertPost(
       permalink_path: aliasPath,
     })
     .execute();
-  if (aliasPath) await insertAlias(ctx, { postId: id, path: aliasPath, now });
+  if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
 
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) {
@@ -139,16 +140,4 @@ function checkReplyInput(input: CreatePostInput, parent: PostRow): void {
   if (input.visibility !== undefined && input.visibility !== parent.root_visibility) {
     throw invalidField("visibility", "Replies take the visibility of their Thread");
   }
-}
-
-async function insertAlias(
-  ctx: EngineContext,
-  input: { postId: string; path: string; now: number },
-): Promise<void> {
-  const id = ctx.ids.generate("pth");
-  await claimAddress(ctx.db, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
-  await ctx.db
-    .insertInto("custom_urls")
-    .values({ id, path: input.path, target_type: "post", target_id: input.postId, created_at: input.now })
-    .execute();
 }

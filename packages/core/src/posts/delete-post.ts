@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import { deleteStoredKeys, storedKeysOf } from "../attachments/save-attachments.js";
+import { releaseAddressesOf } from "../custom-urls/addresses.js";
+import { removeAliasesOf } from "../custom-urls/aliases.js";
 import type { Database } from "../db/schema.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
@@ -27,14 +29,8 @@ export const deletePost = defineOperation({
           : db.selectFrom("posts").select("id").where("id", "=", row.id);
       const media = await trx.selectFrom("media").selectAll().where("post_id", "in", doomed(trx)).execute();
       await trx.deleteFrom("media").where("post_id", "in", doomed(trx)).execute();
-      const aliases = trx
-        .selectFrom("custom_urls")
-        .select("id")
-        .where("target_type", "=", "post")
-        .where("target_id", "in", doomed(trx));
-      await trx.deleteFrom("site_addresses").where("owner_id", "in", aliases).execute();
-      await trx.deleteFrom("custom_urls").where("id", "in", aliases).execute();
-      await trx.deleteFrom("site_addresses").where("owner_id", "in", doomed(trx)).execute();
+      await removeAliasesOf(trx, { targetType: "post", targetIds: doomed(trx) });
+      await releaseAddressesOf(trx, doomed(trx));
       if (!isRoot) {
         await trx
           .updateTable("posts")

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { firstFreeAddress } from "../addresses/addresses.js";
+import { firstFreeAddress } from "../custom-urls/addresses.js";
 import type { Database } from "../db/schema.js";
 import { invalidField } from "../errors.js";
 import { type RenderedBody, renderEditorDoc, renderMarkdown } from "../render/index.js";

@@ -1,5 +1,4 @@
 import type { Updateable } from "kysely";
-import { moveAddress } from "../addresses/addresses.js";
 import { mediaKindBits } from "../attachments/media-kinds.js";
 import {
   deleteStoredKeys,
@@ -7,6 +6,7 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
+import { moveAddress } from "../custom-urls/addresses.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";

@@ -1,7 +1,10 @@
-import type { Kysely } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
 import { isUniqueViolation } from "../db/constraint-errors.js";
 import type { Database } from "../db/schema.js";
 import { conflict } from "../errors.js";
+
+/** IDs given as a list or as a subquery selecting `id` (so a whole Thread needs no round trip). */
+export type IdSet = readonly string[] | SelectQueryBuilder<Database, keyof Database, { id: string }>;
 
 /** What holds an address in the site's root namespace. */
 export type AddressOwnerType = "post" | "collection" | "smart_collection" | "custom_url";
@@ -37,6 +40,11 @@ export async function moveAddress(
 /** Frees one address. */
 export async function releaseAddress(db: Kysely<Database>, path: string): Promise<void> {
   await db.deleteFrom("site_addresses").where("path", "=", path).execute();
+}
+
+/** Frees every address the given owners hold. */
+export async function releaseAddressesOf(db: Kysely<Database>, ownerIds: IdSet): Promise<void> {
+  await db.deleteFrom("site_addresses").where("owner_id", "in", ownerIds).execute();
 }
 
 /** True when nobody holds `path`, or `exceptOwnerId` does. */
