@@ -59,7 +59,7 @@ export const revokeToken = defineOperation({
   id: "tokens.revoke",
   access: "internal",
   description: "Revokes an API token; it stops working at once.",
-  hints: { destructive: true },
+  hints: { destructive: true, idempotent: true },
   input: z.object({ id: z.string().regex(tokenIdPattern, "Expected a tok_ ID") }),
   run: async (ctx, input) => {
     const result = await ctx.db.deleteFrom("api_tokens").where("id", "=", input.id).executeTakeFirst();
