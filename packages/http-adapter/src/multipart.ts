@@ -87,7 +87,7 @@ class FormDataParser {
   }
 
   /** Moves past the current part (or the preamble) and reads the next part's headers; null at the end. */
-  async nextPartHeaders(): Promise<Headers | null> {
+  async nextPartHeaders(): Promise<Map<string, string> | null> {
     while ((await this.readBodyChunk()) !== null) {
       // discard what the reader left of the previous part (or the preamble)
     }
@@ -260,16 +260,19 @@ export function searchBytes(bytes: Uint8Array, pattern: Uint8Array, from: number
   return -1;
 }
 
-function parseHeaderBlock(block: string): Headers {
-  const headers = new Headers();
+/**
+ * A part's headers by lower-case name. Not the Fetch `Headers` class: that takes only byte strings
+ * (U+0000–U+00FF), while browsers send a part's `filename` as raw UTF-8 (`日本.png`), per the HTML
+ * form-submission algorithm, which is decoded here as UTF-8 like the rest of the header block.
+ */
+function parseHeaderBlock(block: string): Map<string, string> {
+  const headers = new Map<string, string>();
   for (const line of block.split("\r\n")) {
     const colon = line.indexOf(":");
-    if (colon <= 0) throw malformed("Malformed multipart header");
-    try {
-      headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-    } catch {
-      throw malformed("Malformed multipart header");
-    }
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (colon <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw malformed("Malformed multipart header");
+    const value = line.slice(colon + 1).trim();
+    headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
   }
   return headers;
 }

@@ -78,6 +78,15 @@ describe("POST /api/upload (one-shot)", () => {
     expect((await site.download(response.body.posterUrl)).headers.get("content-type")).toBe("image/webp");
   });
 
+  it("keeps file names beyond Latin-1 as browsers send them (raw UTF-8 in the part header)", async () => {
+    site = await createFsMediaSite();
+    for (const filename of ["日本.png", "cat 🐈.png", "Ünïcödé.png"]) {
+      const response = await upload([{ name: "file", filename, type: "image/png", data: pngFile(2, 2) }]);
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      expect(response.body.originalName).toBe(filename);
+    }
+  });
+
   it("reads a poster and fields that follow the file, after the file has streamed", async () => {
     site = await createFsMediaSite();
     const response = await upload([
