@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parseAuthSecret } from "./config.js";
+import { envAuthSecret, parseValue } from "./env-values.js";
 
 /** The file under `DATA_DIR` that keeps the generated auth secret. */
 export const authSecretFileName = "auth-secret";
@@ -44,5 +44,5 @@ async function readSecret(file: string): Promise<string | undefined> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  return parseAuthSecret(`AUTH_SECRET (kept in ${file})`, text.trim());
+  return parseValue(`AUTH_SECRET (kept in ${file})`, envAuthSecret, text.trim());
 }

@@ -1,17 +1,21 @@
 import path from "node:path";
+import * as z from "zod";
 import {
-  ConfigError,
   type Env,
-  parseChoice,
-  parseHost,
-  parseInteger,
-  parseLanguageTag,
-  parseOrigin,
-  parsePathPrefix,
-  parseSwitch,
-  parseTimeZone,
-  parseToken,
-  reader,
+  envAuthSecret,
+  envChoice,
+  envCorsOrigins,
+  envDatabaseUrl,
+  envHost,
+  envInteger,
+  envLanguageTag,
+  envOrigin,
+  envPathPrefix,
+  envSwitch,
+  envTimeZone,
+  envToken,
+  parseEnv,
+  withoutEmptyValues,
 } from "./env-values.js";
 
 export { ConfigError } from "./env-values.js";
@@ -19,17 +23,41 @@ export { ConfigError } from "./env-values.js";
 /** The storage drivers `STORAGE_DRIVER` names. */
 export const storageDrivers = ["local", "s3", "r2"] as const;
 
-/** Numeric settings: name → range and default. @see docs/configuration.md */
-export const numericSettings = {
-  PORT: { min: 0, max: 65_535, fallback: 3000 },
-  PAGE_SIZE: { min: 1, max: 100, fallback: 25 },
-  ARCHIVE_PAGE_SIZE: { min: 1, max: 1000, fallback: 100 },
-  RSS_FEED_LIMIT: { min: 1, max: 200, fallback: 20 },
-  SUMMARY_MAX_CHARS: { min: 50, max: 5000, fallback: 300 },
-  UPLOAD_MAX_FILE_SIZE_MB: { min: 1, max: 102_400, fallback: 1024 },
-  SLUG_ID_LENGTH: { min: 4, max: 26, fallback: 8 },
-  RATE_LIMIT_SEARCH_PER_MIN: { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 60 },
-} as const;
+/**
+ * Every startup variable, one schema each, with its default. When several are invalid, the first
+ * in this order is reported. @see docs/configuration.md
+ */
+export const envSchema = z.object({
+  INIT_CWD: z.string().optional(),
+  DATA_DIR: z.string().default("./data"),
+  SITE_PATH_PREFIX: envPathPrefix.default(""),
+  HOST: envHost.default("127.0.0.1"),
+  PORT: envInteger({ min: 0, max: 65_535 }).default(3000),
+  DATABASE_URL: envDatabaseUrl.optional(),
+  AUTH_SECRET: envAuthSecret.optional(),
+  DEV_API_TOKEN: envToken(1).optional(),
+  INTERNAL_ADMIN_TOKEN: envToken(16).optional(),
+  PUBLIC_API_ENABLED: envSwitch.default(true),
+  NOINDEX: envSwitch.default(false),
+  RSS_FEEDS_ENABLED: envSwitch.default(true),
+  TRUST_PROXY: envSwitch.default(false),
+  RATE_LIMIT_ENABLED: envSwitch.default(true),
+  RATE_LIMIT_SEARCH_PER_MIN: envInteger({ min: 0, max: Number.MAX_SAFE_INTEGER }).default(60),
+  /** Retired: only its presence is read, to warn. */
+  RATE_LIMIT_DISABLED: z.string().optional(),
+  CORS_ORIGINS: envCorsOrigins,
+  STORAGE_DRIVER: envChoice(storageDrivers).default("local"),
+  DISCOVER: envChoice(["latest", "off"]).default("off"),
+  SITE_ORIGIN: envOrigin.optional(),
+  SITE_LANGUAGE: envLanguageTag.default("en"),
+  SITE_TIME_ZONE: envTimeZone.default("UTC"),
+  PAGE_SIZE: envInteger({ min: 1, max: 100 }).default(25),
+  ARCHIVE_PAGE_SIZE: envInteger({ min: 1, max: 1000 }).default(100),
+  RSS_FEED_LIMIT: envInteger({ min: 1, max: 200 }).default(20),
+  SUMMARY_MAX_CHARS: envInteger({ min: 50, max: 5000 }).default(300),
+  UPLOAD_MAX_FILE_SIZE_MB: envInteger({ min: 1, max: 102_400 }).default(1024),
+  SLUG_ID_LENGTH: envInteger({ min: 4, max: 26 }).default(8),
+});
 
 /** The reference server's configuration, read from environment variables by {@link loadConfig}. */
 export interface ServerConfig {
@@ -77,46 +105,41 @@ export interface LoadConfigOptions {
  * @see spec § Limits (configuration values checked at startup)
  */
 export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerConfig {
-  const read = reader(env);
-  const cwd = options.cwd ?? read("INIT_CWD") ?? process.cwd();
-  const dataDir = path.resolve(cwd, read("DATA_DIR") ?? "./data");
-  const int = (name: keyof typeof numericSettings) => parseInteger(name, read(name), numericSettings[name]);
-  const pathPrefix = parsePathPrefix("SITE_PATH_PREFIX", read("SITE_PATH_PREFIX"));
+  const vars = parseEnv(envSchema, { ...withoutEmptyValues(env), CORS_ORIGINS: env.CORS_ORIGINS });
+  const cwd = options.cwd ?? vars.INIT_CWD ?? process.cwd();
+  const dataDir = path.resolve(cwd, vars.DATA_DIR);
   const config: ServerConfig = {
-    host: parseHost("HOST", read("HOST"), "127.0.0.1"),
-    port: int("PORT"),
+    host: vars.HOST,
+    port: vars.PORT,
     dataDir,
-    database: parseDatabaseUrl(read("DATABASE_URL"), { cwd, dataDir }),
-    authSecret: parseAuthSecret("AUTH_SECRET", read("AUTH_SECRET")),
-    devApiToken: parseToken("DEV_API_TOKEN", read("DEV_API_TOKEN"), 1),
-    internalAdminToken: parseToken("INTERNAL_ADMIN_TOKEN", read("INTERNAL_ADMIN_TOKEN"), 16),
-    publicApiEnabled: parseSwitch("PUBLIC_API_ENABLED", read("PUBLIC_API_ENABLED"), true),
-    noindex: parseSwitch("NOINDEX", read("NOINDEX"), false),
-    rssFeedsEnabled: parseSwitch("RSS_FEEDS_ENABLED", read("RSS_FEEDS_ENABLED"), true),
-    trustProxy: parseSwitch("TRUST_PROXY", read("TRUST_PROXY"), false),
-    rateLimit: {
-      enabled: parseSwitch("RATE_LIMIT_ENABLED", read("RATE_LIMIT_ENABLED"), true),
-      searchPerMinute: int("RATE_LIMIT_SEARCH_PER_MIN"),
-    },
-    corsOrigins: parseCorsOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
-    storageDriver: parseChoice("STORAGE_DRIVER", read("STORAGE_DRIVER"), storageDrivers, "local"),
+    database: resolveDatabase(vars.DATABASE_URL, { cwd, dataDir }),
+    authSecret: vars.AUTH_SECRET,
+    devApiToken: vars.DEV_API_TOKEN,
+    internalAdminToken: vars.INTERNAL_ADMIN_TOKEN,
+    publicApiEnabled: vars.PUBLIC_API_ENABLED,
+    noindex: vars.NOINDEX,
+    rssFeedsEnabled: vars.RSS_FEEDS_ENABLED,
+    trustProxy: vars.TRUST_PROXY,
+    rateLimit: { enabled: vars.RATE_LIMIT_ENABLED, searchPerMinute: vars.RATE_LIMIT_SEARCH_PER_MIN },
+    corsOrigins: vars.CORS_ORIGINS,
+    storageDriver: vars.STORAGE_DRIVER,
     mediaDir: path.join(dataDir, "media"),
-    discover: parseChoice("DISCOVER", read("DISCOVER"), ["latest", "off"], "off"),
+    discover: vars.DISCOVER,
     site: {
-      origin: optional(read("SITE_ORIGIN"), (value) => parseOrigin("SITE_ORIGIN", value)),
-      pathPrefix,
-      language: parseLanguageTag("SITE_LANGUAGE", read("SITE_LANGUAGE"), "en"),
-      timeZone: parseTimeZone("SITE_TIME_ZONE", read("SITE_TIME_ZONE"), "UTC"),
+      origin: vars.SITE_ORIGIN,
+      pathPrefix: vars.SITE_PATH_PREFIX,
+      language: vars.SITE_LANGUAGE,
+      timeZone: vars.SITE_TIME_ZONE,
     },
-    pageSize: int("PAGE_SIZE"),
-    archivePageSize: int("ARCHIVE_PAGE_SIZE"),
-    rssFeedLimit: int("RSS_FEED_LIMIT"),
-    summaryMaxChars: int("SUMMARY_MAX_CHARS"),
-    uploadMaxBytes: int("UPLOAD_MAX_FILE_SIZE_MB") * 1024 * 1024,
-    slugIdLength: int("SLUG_ID_LENGTH"),
+    pageSize: vars.PAGE_SIZE,
+    archivePageSize: vars.ARCHIVE_PAGE_SIZE,
+    rssFeedLimit: vars.RSS_FEED_LIMIT,
+    summaryMaxChars: vars.SUMMARY_MAX_CHARS,
+    uploadMaxBytes: vars.UPLOAD_MAX_FILE_SIZE_MB * 1024 * 1024,
+    slugIdLength: vars.SLUG_ID_LENGTH,
     warnings: [],
   };
-  if (read("RATE_LIMIT_DISABLED") !== undefined) {
+  if (vars.RATE_LIMIT_DISABLED !== undefined) {
     config.warnings.push(
       "RATE_LIMIT_DISABLED is no longer read; set RATE_LIMIT_ENABLED=false to disable rate limits",
     );
@@ -129,46 +152,13 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
   return config;
 }
 
-/** `AUTH_SECRET`: at least 32 characters and not a template placeholder. */
-export function parseAuthSecret(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (value.length < 32) throw new ConfigError(name, "must be at least 32 characters long");
-  if (value.toLowerCase().includes("replace-me"))
-    throw new ConfigError(name, 'must not contain "replace-me"');
-  return value;
-}
-
-/** `CORS_ORIGINS`: unset or `*` for all, empty for none, else a comma-separated list of origins. */
-function parseCorsOrigins(name: string, value: string | undefined): "*" | string[] {
-  if (value === undefined || value.trim() === "*") return "*";
-  const items = value
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-  if (items.includes("*")) throw new ConfigError(name, 'must be "*" alone or a list of origins, not both');
-  return items.map((item) => parseOrigin(name, item));
-}
-
-/** `DATABASE_URL`: a SQLite path (or `file:`/`sqlite:` form), or a `postgres://`/`postgresql://` URL. */
-function parseDatabaseUrl(
-  value: string | undefined,
+/** The database `DATABASE_URL` names, a SQLite file resolved against `cwd` (default: in `dataDir`). */
+function resolveDatabase(
+  database: z.output<typeof envDatabaseUrl> | undefined,
   paths: { cwd: string; dataDir: string },
 ): ServerConfig["database"] {
-  if (value === undefined) return { kind: "sqlite", url: path.join(paths.dataDir, "quire.db") };
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    if (!URL.canParse(value) || !new URL(value).hostname) {
-      throw new ConfigError("DATABASE_URL", "is not a valid PostgreSQL URL");
-    }
-    return { kind: "postgres", url: value };
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^(file|sqlite):/i.test(value)) {
-    throw new ConfigError("DATABASE_URL", "must be a SQLite file path or a postgres:// URL");
-  }
-  const file = value.replace(/^sqlite:(\/\/)?/i, "").replace(/^file:(\/\/)?/i, "");
-  if (file === "") throw new ConfigError("DATABASE_URL", "must name a SQLite file");
+  if (database === undefined) return { kind: "sqlite", url: path.join(paths.dataDir, "quire.db") };
+  if (database.kind === "postgres") return database;
+  const { file } = database;
   return { kind: "sqlite", url: file === ":memory:" ? file : path.resolve(paths.cwd, file) };
-}
-
-function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
-  return value === undefined ? undefined : parse(value);
 }

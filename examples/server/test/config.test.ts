@@ -42,7 +42,7 @@ const invalid: Record<string, string[]> = {
   SLUG_ID_LENGTH: ["3", "27"],
   PORT: ["-1", "65536", "http", "80.5"],
   HOST: ["bad host", "http://localhost", "a_b.example", "-leading.example"],
-  DATABASE_URL: ["mysql://localhost/db", "postgres://", "sqlite:", "redis://x"],
+  DATABASE_URL: ["mysql://localhost/db", "postgres://", "sqlite:", "file://", "redis://x"],
   DEV_API_TOKEN: ["has space"],
   INTERNAL_ADMIN_TOKEN: ["short", "x".repeat(15), `${"x".repeat(16)} y`],
   CORS_ORIGINS: [
@@ -73,6 +73,7 @@ const valid: [string, string, (config: ReturnType<typeof load>) => unknown, unkn
   ["SITE_LANGUAGE", "zh-CN", (c) => c.site.language, "zh-CN"],
   ["SITE_LANGUAGE", "pt-br", (c) => c.site.language, "pt-BR"],
   ["SITE_TIME_ZONE", "Europe/Paris", (c) => c.site.timeZone, "Europe/Paris"],
+  ["SITE_TIME_ZONE", "europe/paris", (c) => c.site.timeZone, "Europe/Paris"],
   [
     "SITE_TIME_ZONE",
     "America/Argentina/Buenos_Aires",
@@ -80,6 +81,7 @@ const valid: [string, string, (config: ReturnType<typeof load>) => unknown, unkn
     "America/Argentina/Buenos_Aires",
   ],
   ["PAGE_SIZE", "100", (c) => c.pageSize, 100],
+  ["PAGE_SIZE", " 42 ", (c) => c.pageSize, 42],
   ["ARCHIVE_PAGE_SIZE", "1", (c) => c.archivePageSize, 1],
   ["RSS_FEED_LIMIT", "200", (c) => c.rssFeedLimit, 200],
   ["SUMMARY_MAX_CHARS", "50", (c) => c.summaryMaxChars, 50],
@@ -101,9 +103,12 @@ const valid: [string, string, (config: ReturnType<typeof load>) => unknown, unkn
   ["DATABASE_URL", "postgresql://db/quire", (c) => c.database.kind, "postgres"],
   ["DATABASE_URL", "site.db", (c) => c.database, { kind: "sqlite", url: "/srv/quire/site.db" }],
   ["DATABASE_URL", "file:/tmp/x.db", (c) => c.database, { kind: "sqlite", url: "/tmp/x.db" }],
+  ["DATABASE_URL", "sqlite:db/x.db", (c) => c.database, { kind: "sqlite", url: "/srv/quire/db/x.db" }],
+  ["DATABASE_URL", ":memory:", (c) => c.database, { kind: "sqlite", url: ":memory:" }],
   ["DEV_API_TOKEN", "dev", (c) => c.devApiToken, "dev"],
   ["INTERNAL_ADMIN_TOKEN", "a".repeat(16), (c) => c.internalAdminToken, "a".repeat(16)],
   ["CORS_ORIGINS", "*", (c) => c.corsOrigins, "*"],
+  ["CORS_ORIGINS", " * ", (c) => c.corsOrigins, "*"],
   ["CORS_ORIGINS", "", (c) => c.corsOrigins, []],
   [
     "CORS_ORIGINS",
@@ -170,6 +175,12 @@ describe("loadConfig", () => {
     expect(config.noindex).toBe(false);
     expect(config.authSecret).toBeUndefined();
     expect(config.corsOrigins).toEqual([]);
+  });
+
+  it("names the first invalid variable, in the order the schema lists them", () => {
+    expect(() => load({ SLUG_ID_LENGTH: "1", PAGE_SIZE: "0", PORT: "x" })).toThrow(
+      expect.objectContaining({ variable: "PORT" }),
+    );
   });
 
   it("resolves relative paths against INIT_CWD (the folder pnpm was started from)", () => {
@@ -259,6 +270,8 @@ describe("resolveAuthSecret", () => {
   it("refuses a kept secret that has been edited into something weak", async () => {
     const dataDir = tempDir();
     writeFileSync(path.join(dataDir, "auth-secret"), "too-short\n");
-    await expect(resolveAuthSecret({ authSecret: undefined, dataDir })).rejects.toBeInstanceOf(ConfigError);
+    const read = resolveAuthSecret({ authSecret: undefined, dataDir });
+    await expect(read).rejects.toBeInstanceOf(ConfigError);
+    await expect(read).rejects.toMatchObject({ variable: expect.stringMatching(/^AUTH_SECRET \(kept in /) });
   });
 });
