@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { getRequestListener } from "@hono/node-server";
+import { getRequestListener, RequestError } from "@hono/node-server";
 
 /** A Fetch-API request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -48,6 +48,14 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
     {
       overrideGlobalObjects: false,
       errorHandler: (error) => {
+        // The bridge could not make a Request of what the client sent (an invalid Host, a bad
+        // request target): the client's fault, so a 400, and nothing worth a stack in the log.
+        if (error instanceof RequestError) {
+          return Response.json(
+            { error: `Unreadable request: ${error.message}`, code: "VALIDATION_ERROR" },
+            { status: 400 },
+          );
+        }
         onError(error);
         return Response.json({ error: "Internal error", code: "INTERNAL_ERROR" }, { status: 500 });
       },

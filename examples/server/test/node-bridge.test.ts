@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Agent, createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createNodeBridge, type FetchHandler } from "../src/node-bridge.js";
 
@@ -252,6 +252,27 @@ describe("createNodeBridge", () => {
     expect(errors).toHaveLength(1);
   });
 
+  it("answers a request it cannot read (an invalid Host) with a 400 in the spec's shape, reporting nothing", async () => {
+    let reached = false;
+    const { port } = await serve(async () => {
+      reached = true;
+      return new Response("never");
+    });
+    for (const host of ["a b", "exa mple.com:80", "x/y"]) {
+      const raw = await rawRequest(
+        port,
+        `GET /api/posts HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(raw, host).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toEqual({
+        error: expect.any(String),
+        code: "VALIDATION_ERROR",
+      });
+    }
+    expect(reached).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
   it("sends no body for HEAD", async () => {
     const { port } = await serve(async () => new Response("body", { headers: { "content-length": "4" } }));
     const response = await fetch(`http://127.0.0.1:${port}/`, { method: "HEAD" });
@@ -260,3 +281,16 @@ describe("createNodeBridge", () => {
     expect(await response.text()).toBe("");
   });
 });
+
+/** Sends bytes as they are (no client-side checks) and returns everything the server answers. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(text));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
