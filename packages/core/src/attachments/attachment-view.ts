@@ -1,9 +1,5 @@
-import type { Selectable } from "kysely";
-import type { MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
-
-/** A media row as read. */
-export type MediaRow = Selectable<MediaTable>;
+import type { MediaRow } from "../files/media-rows.js";
 
 /** An attachment object on a post. @see spec § Attachment objects */
 export type AttachmentView =

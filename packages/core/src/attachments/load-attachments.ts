@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
-import type { MediaRow } from "./attachment-view.js";
+import type { MediaRow } from "../files/media-rows.js";
 
 /** The attachments of many posts in one query, grouped by post and in attachment order. */
 export async function loadAttachments(

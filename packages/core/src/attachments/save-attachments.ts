@@ -2,9 +2,10 @@ import type { Insertable, Kysely } from "kysely";
 import type { Database, MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, invalidField, notFound } from "../errors.js";
+import { deleteMediaRows, normalizeAlt } from "../files/media-rows.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import type { AttachmentInput } from "../posts/post-schemas.js";
 import { servingOf } from "../uploads/file-types.js";
-import type { MediaRow } from "./attachment-view.js";
 
 /** A text attachment whose file is already stored, waiting for its row. */
 export interface PreparedTextAttachment {
@@ -108,41 +109,29 @@ export async function replaceAttachments(
       .where("id", "=", item.mediaId)
       .execute();
   }
-  const removed = existing.filter((row) => !kept.has(row.id));
-  if (removed.length > 0) {
-    await db
-      .deleteFrom("media")
-      .where(
-        "id",
-        "in",
-        removed.map((row) => row.id),
-      )
-      .execute();
+  const removedKeys = await deleteMediaRows(
+    db,
+    existing.filter((row) => !kept.has(row.id)),
+  );
+  return { removedKeys, kinds };
+}
+
+/**
+ * After an attachment left a post outside a post update: renumbers the remaining attachments
+ * 0..n-1 in their order and returns the kinds still attached.
+ */
+export async function closeAttachmentRanks(db: Kysely<Database>, postId: string): Promise<string[]> {
+  const rest = await db
+    .selectFrom("media")
+    .select(["id", "media_kind"])
+    .where("post_id", "=", postId)
+    .orderBy("position")
+    .orderBy("id")
+    .execute();
+  for (const [position, media] of rest.entries()) {
+    await db.updateTable("media").set({ position }).where("id", "=", media.id).execute();
   }
-  return { removedKeys: removed.flatMap(storedKeysOf), kinds };
-}
-
-/** Every storage key a media row owns (file, poster, preview). */
-export function storedKeysOf(row: Pick<MediaRow, "storage_key" | "poster_key" | "preview_key">): string[] {
-  return [row.storage_key, row.poster_key, row.preview_key].filter((key): key is string => key !== null);
-}
-
-/** Deletes stored objects after a commit; a failure is logged, never thrown at the client. */
-export async function deleteStoredKeys(ctx: EngineContext, keys: string[]): Promise<void> {
-  if (!ctx.storage) return;
-  for (const key of keys) {
-    try {
-      await ctx.storage.delete(key);
-    } catch (err) {
-      ctx.logger.warn("could not delete stored object", { key, error: String(err) });
-    }
-  }
-}
-
-/** Alt text as stored: trimmed, empty clears to null. */
-export function normalizeAlt(alt: string | null): string | null {
-  const trimmed = alt?.trim() ?? "";
-  return trimmed === "" ? null : trimmed;
+  return rest.map((media) => media.media_kind);
 }
 
 async function loadReferencedMedia(db: Kysely<Database>, prepared: PreparedAttachment[]) {

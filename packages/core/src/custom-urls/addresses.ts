@@ -1,10 +1,8 @@
-import type { Kysely, SelectQueryBuilder } from "kysely";
+import type { Kysely } from "kysely";
 import { isUniqueViolation } from "../db/constraint-errors.js";
+import type { IdSet } from "../db/id-set.js";
 import type { Database } from "../db/schema.js";
 import { conflict } from "../errors.js";
-
-/** IDs given as a list or as a subquery selecting `id` (so a whole Thread needs no round trip). */
-export type IdSet = readonly string[] | SelectQueryBuilder<Database, keyof Database, { id: string }>;
 
 /** What holds an address in the site's root namespace. */
 export type AddressOwnerType = "post" | "collection" | "smart_collection" | "custom_url";

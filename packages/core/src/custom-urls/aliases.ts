@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
+import type { IdSet } from "../db/id-set.js";
 import type { Database } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
-import { claimAddress, type IdSet, releaseAddressesOf } from "./addresses.js";
+import { claimAddress, releaseAddressesOf } from "./addresses.js";
 
 /** What a custom URL alias can point at. @see spec § Custom URL */
 export type AliasTargetType = "post" | "collection";

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { notFound } from "../errors.js";
+import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { requireStorage } from "../uploads/stored-file.js";
 import { toMediaRecord } from "./media-view.js";
 
 /** One media record. @see spec § GET /api/media/:id */

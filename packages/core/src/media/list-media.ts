@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import * as z from "zod";
 import { invalidField } from "../errors.js";
+import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { decodeCursor, encodeCursor } from "../shared/cursor.js";
 import { cursorParam, limitParam } from "../shared/list-params.js";
-import { requireStorage } from "../uploads/stored-file.js";
 import { type MediaRecord, toMediaRecord } from "./media-view.js";
 
 const order = "media.created";

@@ -1,5 +1,6 @@
-import { fileUrl, type MediaRow, textContentUrl } from "../attachments/attachment-view.js";
+import { fileUrl, textContentUrl } from "../attachments/attachment-view.js";
 import type { EngineContext } from "../deps.js";
+import type { MediaRow } from "../files/media-rows.js";
 
 /** Fields every media record has. */
 interface MediaRecordBase {

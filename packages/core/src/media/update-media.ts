@@ -1,9 +1,9 @@
 import * as z from "zod";
-import { normalizeAlt } from "../attachments/save-attachments.js";
 import { notFound } from "../errors.js";
+import { normalizeAlt } from "../files/media-rows.js";
+import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { requireStorage } from "../uploads/stored-file.js";
 import { toMediaRecord } from "./media-view.js";
 
 /**

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation, parseInput } from "../operation.js";
 import { bytesParam } from "../shared/bytes.js";
 import type { ByteSource } from "../storage.js";
@@ -10,7 +10,7 @@ import { inspectStoredFile } from "../uploads/inspect-file.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../uploads/media-details.js";
 import { checkPosterType, storePoster } from "../uploads/put-upload-poster.js";
 import { mediaKeys } from "../uploads/storage-keys.js";
-import { requireStorage, storeBody } from "../uploads/stored-file.js";
+import { storeBody } from "../uploads/stored-file.js";
 import { toMediaRecord } from "./media-view.js";
 
 /** Input of `media.upload`: the file's bytes with its name and type, an optional poster, and details. */

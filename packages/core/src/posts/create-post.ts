@@ -1,6 +1,4 @@
-import { mediaKindBits } from "../attachments/media-kinds.js";
 import {
-  deleteStoredKeys,
   type PreparedAttachment,
   prepareAttachments,
   replaceAttachments,
@@ -9,6 +7,7 @@ import { claimAddress } from "../custom-urls/addresses.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
 import { checkCollectionInput } from "./collection-input.js";
@@ -17,7 +16,7 @@ import { findPost, type PostRow } from "./post-query.js";
 import { checkExclusiveFields, checkFormatFields } from "./post-rules.js";
 import { type CreatePostInput, createPostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
-import { refreshThreadFigures } from "./thread-figures.js";
+import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 
 /**
  * Creates a post: a Thread root, or a reply when `replyToId` is set. 201 with the full post.
@@ -118,13 +117,7 @@ async function insertPost(
   if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
 
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
-  if (!parent && kinds.length > 0) {
-    await db
-      .updateTable("posts")
-      .set({ media_kinds: mediaKindBits(kinds) })
-      .where("id", "=", id)
-      .execute();
-  }
+  if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   return id;
 }

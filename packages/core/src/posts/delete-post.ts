@@ -1,9 +1,10 @@
 import type { Kysely } from "kysely";
-import { deleteStoredKeys, storedKeysOf } from "../attachments/save-attachments.js";
 import { releaseAddressesOf } from "../custom-urls/addresses.js";
 import { removeAliasesOf } from "../custom-urls/aliases.js";
 import type { Database } from "../db/schema.js";
 import { notFound } from "../errors.js";
+import { deleteMediaOfPosts } from "../files/media-rows.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { findPost } from "./post-query.js";
 import { postIdInput } from "./post-schemas.js";
@@ -27,8 +28,7 @@ export const deletePost = defineOperation({
         isRoot
           ? db.selectFrom("posts").select("id").where("thread_id", "=", row.id)
           : db.selectFrom("posts").select("id").where("id", "=", row.id);
-      const media = await trx.selectFrom("media").selectAll().where("post_id", "in", doomed(trx)).execute();
-      await trx.deleteFrom("media").where("post_id", "in", doomed(trx)).execute();
+      const keys = await deleteMediaOfPosts(trx, doomed(trx));
       await removeAliasesOf(trx, { targetType: "post", targetIds: doomed(trx) });
       await releaseAddressesOf(trx, doomed(trx));
       if (!isRoot) {
@@ -40,7 +40,7 @@ export const deletePost = defineOperation({
       }
       await trx.deleteFrom("posts").where("id", "in", doomed(trx)).execute();
       if (!isRoot) await refreshThreadFigures(trx, row.thread_id);
-      return media.flatMap(storedKeysOf);
+      return keys;
     });
     await deleteStoredKeys(ctx, keys);
     return { success: true as const };

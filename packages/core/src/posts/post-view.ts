@@ -1,5 +1,6 @@
-import { type AttachmentView, type MediaRow, toAttachmentView } from "../attachments/attachment-view.js";
+import { type AttachmentView, toAttachmentView } from "../attachments/attachment-view.js";
 import type { EngineContext } from "../deps.js";
+import type { MediaRow } from "../files/media-rows.js";
 import type { PostRow } from "./post-query.js";
 
 /** Read options shared by post-returning operations. */

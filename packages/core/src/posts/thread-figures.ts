@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { mediaKindBits } from "../attachments/media-kinds.js";
 import type { Database } from "../db/schema.js";
 
 /**
@@ -32,5 +33,22 @@ export async function refreshThreadFigures(db: Kysely<Database>, threadId: strin
       thread_updated_at: figures.updated === null ? eb.ref("created_at") : Number(figures.updated),
     }))
     .where("id", "=", threadId)
+    .execute();
+}
+
+/**
+ * Stores the kinds of a Thread root's attachments as the bit set the Thread list's `media` filter
+ * reads; a reply's kinds are not kept.
+ */
+export async function storeRootMediaKinds(
+  db: Kysely<Database>,
+  postId: string,
+  kinds: Iterable<string>,
+): Promise<void> {
+  await db
+    .updateTable("posts")
+    .set({ media_kinds: mediaKindBits(kinds) })
+    .where("id", "=", postId)
+    .whereRef("id", "=", "thread_id")
     .execute();
 }

@@ -1,7 +1,5 @@
 import type { Updateable } from "kysely";
-import { mediaKindBits } from "../attachments/media-kinds.js";
 import {
-  deleteStoredKeys,
   type PreparedAttachment,
   prepareAttachments,
   replaceAttachments,
@@ -10,6 +8,7 @@ import { moveAddress } from "../custom-urls/addresses.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
 import { checkCollectionInput } from "./collection-input.js";
@@ -23,7 +22,7 @@ import {
 } from "./post-rules.js";
 import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
-import { refreshThreadFigures } from "./thread-figures.js";
+import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 
 /**
  * Partially updates a post: omitted fields keep, null clears, rating 0 clears. Removed
@@ -102,13 +101,7 @@ async function applyUpdate(
   if (prepared) {
     const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
     removedKeys = saved.removedKeys;
-    if (isRoot) {
-      await db
-        .updateTable("posts")
-        .set({ media_kinds: mediaKindBits(saved.kinds) })
-        .where("id", "=", row.id)
-        .execute();
-    }
+    if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
   await refreshThreadFigures(db, row.thread_id);
   return removedKeys;

@@ -1,9 +1,8 @@
 import * as z from "zod";
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
+import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { abortMultipart } from "./cleanup-expired-uploads.js";
-import { requireStorage } from "./stored-file.js";
 import { findOpenSession, sessionKeys, throwClosed } from "./upload-session.js";
 
 /**

@@ -1,5 +1,5 @@
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import { finishedRetentionSeconds, sessionKeys } from "./upload-session.js";
 
 /** What one cleanup pass did. */

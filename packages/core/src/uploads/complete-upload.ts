@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
+import { deleteStoredKeys, requireStorage, storageFailure } from "../files/stored-objects.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
@@ -9,7 +9,7 @@ import { abortMultipart } from "./cleanup-expired-uploads.js";
 import { classifyFileType } from "./file-types.js";
 import { inspectStoredFile } from "./inspect-file.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "./media-details.js";
-import { hashStoredObject, requireStorage, storageFailure } from "./stored-file.js";
+import { hashStoredObject } from "./stored-file.js";
 import { findOpenSession, sessionKeys, type UploadSessionRow } from "./upload-session.js";
 
 const partInput = z.object({

@@ -1,7 +1,7 @@
 import type { Insertable } from "kysely";
 import * as z from "zod";
-import { normalizeAlt } from "../attachments/save-attachments.js";
 import type { MediaTable } from "../db/schema.js";
+import { normalizeAlt } from "../files/media-rows.js";
 import type { FileType } from "./file-types.js";
 import type { ImageSize } from "./image-size.js";
 

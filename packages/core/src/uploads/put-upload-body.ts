@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { classifyFileType } from "./file-types.js";

@@ -1,11 +1,12 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
+import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { meterStream } from "./metered-stream.js";
 import { requireTransport } from "./put-upload-body.js";
-import { requireStorage, writeFailure } from "./stored-file.js";
+import { writeFailure } from "./stored-file.js";
 import {
   bodyParam,
   contentLengthParam,

@@ -1,14 +1,14 @@
 import * as z from "zod";
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import type { ByteSource } from "../storage.js";
 import { matchesSignature, signatureLength } from "./file-signature.js";
 import { forgetLateWrite } from "./put-upload-body.js";
 import { posterKeyOf } from "./storage-keys.js";
-import { readLeadingBytes, requireStorage, storeBody } from "./stored-file.js";
+import { readLeadingBytes, storeBody } from "./stored-file.js";
 import {
   bodyParam,
   contentLengthParam,

@@ -1,17 +1,10 @@
-import { deleteStoredKeys } from "../attachments/save-attachments.js";
 import type { EngineContext } from "../deps.js";
-import { EngineError, invalidField, isEngineError, validationError } from "../errors.js";
+import { type EngineError, invalidField, isEngineError, validationError } from "../errors.js";
+import { deleteStoredKeys, requireStorage, storageFailure } from "../files/stored-objects.js";
 import { type ByteSource, type Storage, StorageLimitError } from "../storage.js";
 import { servingOf } from "./file-types.js";
 import { meterStream, type StreamMeter } from "./metered-stream.js";
 import { createSha256 } from "./sha256.js";
-
-/** The engine's storage, or CONFIGURATION_ERROR: media and uploads need somewhere to keep bytes. */
-export function requireStorage(ctx: EngineContext): Storage {
-  if (!ctx.storage)
-    throw new EngineError("CONFIGURATION_ERROR", "No file storage is configured for this site");
-  return ctx.storage;
-}
 
 /** What {@link storeBody} is to write and check. */
 export interface StoreBodyInput {
@@ -79,14 +72,6 @@ export function writeFailure(
   }
   if (isEngineError(err)) return err;
   return storageFailure(ctx, err);
-}
-
-/** A store that failed for reasons of its own: logged, and EXTERNAL_SERVICE_ERROR to the client. */
-export function storageFailure(ctx: EngineContext, err: unknown): EngineError {
-  ctx.logger.error("file storage failed", {
-    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-  });
-  return new EngineError("EXTERNAL_SERVICE_ERROR", "The file store failed; try again");
 }
 
 /**
