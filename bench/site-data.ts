@@ -1,4 +1,4 @@
-import { mediaKindBits } from "../packages/core/src/attachments/media-kinds.js";
+import { mediaKindBits } from "../packages/core/src/files/media-kinds.js";
 import type { MediaRow } from "../packages/core/src/files/media-rows.js";
 import { sequentialIds } from "../packages/core/src/shared/ids.js";
 import type { StoredPost } from "../packages/core/src/threads/thread-rows.js";

@@ -30,6 +30,7 @@ export {
   toErrorBody,
   type ValidationDetails,
 } from "./errors.js";
+export { type FileServing, servingOf } from "./files/file-types.js";
 export type { MediaRecord } from "./media/index.js";
 export {
   type Access,
@@ -58,5 +59,4 @@ export type {
   StoredObject,
 } from "./storage.js";
 export { chunksOf, StorageLimitError } from "./storage.js";
-export { type FileServing, servingOf } from "./uploads/file-types.js";
 export type { UploadCleanup, UploadTransport } from "./uploads/index.js";

@@ -2,10 +2,18 @@ import type { Insertable, Kysely } from "kysely";
 import type { Database, MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, invalidField, notFound } from "../errors.js";
+import { servingOf } from "../files/file-types.js";
 import { deleteMediaRows, normalizeAlt } from "../files/media-rows.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
-import type { AttachmentInput } from "../posts/post-schemas.js";
-import { servingOf } from "../uploads/file-types.js";
+
+/**
+ * One attachment as a request lists it: a media item by ID, or new Markdown text. Posts' input
+ * schema produces these; declared here so attachments need not import posts.
+ * @see spec § POST /api/posts (attachment input)
+ */
+export type AttachmentInput =
+  | { type: "media"; mediaId: string; alt?: string | null | undefined }
+  | { type: "text"; content: string; summary?: string | null | undefined };
 
 /** A text attachment whose file is already stored, waiting for its row. */
 export interface PreparedTextAttachment {

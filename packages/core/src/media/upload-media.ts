@@ -1,16 +1,16 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { classifyFileType, type FileType } from "../files/file-types.js";
+import { inspectStoredFile } from "../files/inspect-file.js";
+import { checkPosterType, storePoster } from "../files/poster-frame.js";
+import { mediaKeys } from "../files/storage-keys.js";
+import { storeBody } from "../files/stored-file.js";
 import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation, parseInput } from "../operation.js";
 import { bytesParam } from "../shared/bytes.js";
 import type { ByteSource } from "../storage.js";
-import { classifyFileType, type FileType } from "../uploads/file-types.js";
-import { inspectStoredFile } from "../uploads/inspect-file.js";
-import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../uploads/media-details.js";
-import { checkPosterType, storePoster } from "../uploads/put-upload-poster.js";
-import { mediaKeys } from "../uploads/storage-keys.js";
-import { storeBody } from "../uploads/stored-file.js";
+import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "./media-details.js";
 import { toMediaRecord } from "./media-view.js";
 
 /** Input of `media.upload`: the file's bytes with its name and type, an optional poster, and details. */

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import { mediaKindBits } from "../attachments/media-kinds.js";
 import type { Database } from "../db/schema.js";
+import { mediaKindBits } from "../files/media-kinds.js";
 
 /**
  * Recomputes a Thread's figures from its posts and stores them on the root row, inside the write's

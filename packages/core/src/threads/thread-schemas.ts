@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { type MediaKind, mediaKindBit, mediaKinds } from "../attachments/media-kinds.js";
+import { type MediaKind, mediaKindBit, mediaKinds } from "../files/media-kinds.js";
 import { languageTag, postFormat, postStatus } from "../posts/post-schemas.js";
 import { contentParam, cursorParam, limitParam } from "../shared/list-params.js";
 import { typeId } from "../shared/type-id.js";

@@ -1,15 +1,15 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
+import { classifyFileType } from "../files/file-types.js";
+import { inspectStoredFile } from "../files/inspect-file.js";
+import { hashStoredObject } from "../files/stored-file.js";
 import { deleteStoredKeys, requireStorage, storageFailure } from "../files/stored-objects.js";
+import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../media/media-details.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { abortMultipart } from "./cleanup-expired-uploads.js";
-import { classifyFileType } from "./file-types.js";
-import { inspectStoredFile } from "./inspect-file.js";
-import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "./media-details.js";
-import { hashStoredObject } from "./stored-file.js";
 import { findOpenSession, sessionKeys, type UploadSessionRow } from "./upload-session.js";
 
 const partInput = z.object({

@@ -1,13 +1,13 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { classifyFileType, type FileType, servingOf } from "../files/file-types.js";
+import { checksumParam } from "../files/sha256.js";
+import { mediaKeys } from "../files/storage-keys.js";
 import { requireStorage, storageFailure } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { Storage } from "../storage.js";
 import { cleanupExpiredUploads } from "./cleanup-expired-uploads.js";
-import { classifyFileType, type FileType, servingOf } from "./file-types.js";
-import { checksumParam } from "./sha256.js";
-import { mediaKeys } from "./storage-keys.js";
 import { sessionLifetimeSeconds } from "./upload-session.js";
 
 /** How the client sends the file. @see spec § POST /api/uploads/init */

@@ -1,11 +1,11 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
+import { classifyFileType } from "../files/file-types.js";
+import { storeBody } from "../files/stored-file.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { classifyFileType } from "./file-types.js";
-import { storeBody } from "./stored-file.js";
 import {
   bodyParam,
   contentLengthParam,

@@ -1,12 +1,12 @@
 import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { EngineError, invalidField } from "../errors.js";
+import { meterStream } from "../files/metered-stream.js";
+import { writeFailure } from "../files/stored-file.js";
 import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { meterStream } from "./metered-stream.js";
 import { requireTransport } from "./put-upload-body.js";
-import { writeFailure } from "./stored-file.js";
 import {
   bodyParam,
   contentLengthParam,

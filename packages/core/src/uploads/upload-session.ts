@@ -3,8 +3,8 @@ import * as z from "zod";
 import type { Database, UploadSessionsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { conflict, notFound, validationError } from "../errors.js";
+import { posterKeyOf } from "../files/storage-keys.js";
 import { bytesParam } from "../shared/bytes.js";
-import { posterKeyOf } from "./storage-keys.js";
 
 /** A session row as read. */
 export type UploadSessionRow = Selectable<UploadSessionsTable>;

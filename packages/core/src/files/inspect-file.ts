@@ -1,10 +1,10 @@
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
-import { requireStorage } from "../files/stored-objects.js";
 import { matchesSignature, signatureLength } from "./file-signature.js";
 import type { FileType } from "./file-types.js";
 import { type ImageSize, readImageSize } from "./image-size.js";
 import { readLeadingBytes } from "./stored-file.js";
+import { requireStorage } from "./stored-objects.js";
 
 const headerBytes = 64 * 1024;
 /** A JPEG's frame header can sit behind large EXIF, XMP or ICC segments. */

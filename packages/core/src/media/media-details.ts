@@ -1,9 +1,9 @@
 import type { Insertable } from "kysely";
 import * as z from "zod";
 import type { MediaTable } from "../db/schema.js";
+import type { FileType } from "../files/file-types.js";
+import type { ImageSize } from "../files/image-size.js";
 import { normalizeAlt } from "../files/media-rows.js";
-import type { FileType } from "./file-types.js";
-import type { ImageSize } from "./image-size.js";
 
 /**
  * What a client may say about a file besides its bytes, on `complete` and on the one-shot upload.

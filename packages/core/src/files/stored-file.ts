@@ -1,10 +1,10 @@
 import type { EngineContext } from "../deps.js";
 import { type EngineError, invalidField, isEngineError, validationError } from "../errors.js";
-import { deleteStoredKeys, requireStorage, storageFailure } from "../files/stored-objects.js";
 import { type ByteSource, type Storage, StorageLimitError } from "../storage.js";
 import { servingOf } from "./file-types.js";
 import { meterStream, type StreamMeter } from "./metered-stream.js";
 import { createSha256 } from "./sha256.js";
+import { deleteStoredKeys, requireStorage, storageFailure } from "./stored-objects.js";
 
 /** What {@link storeBody} is to write and check. */
 export interface StoreBodyInput {

@@ -1,5 +1,5 @@
-import type { MediaKind } from "../attachments/media-kinds.js";
 import { invalidField } from "../errors.js";
+import type { MediaKind } from "./media-kinds.js";
 
 /** What the engine makes of a declared content type. @see spec § Uploads, docs/media.md § Types */
 export interface FileType {
