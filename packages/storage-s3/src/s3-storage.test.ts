@@ -3,11 +3,11 @@ import { createReadStream } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { S3Client } from "@aws-sdk/client-s3";
+import { S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { StorageLimitError } from "@quire/core";
 import { storageContract } from "@quire/core/testing";
 import S3rver from "s3rver";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createS3Client, createS3Storage } from "./index.js";
 
 const BUCKET = "quire-test";
@@ -56,15 +56,47 @@ async function openUploads(): Promise<string[]> {
 storageContract("s3 (s3rver on loopback)", async () => ({ storage: loopbackStorage() }));
 
 describe("createS3Storage", () => {
-  it("aborts the multipart upload when a streamed put passes maxBytes", async () => {
+  it("aborts the multipart upload and cancels the body when a streamed put passes maxBytes", async () => {
     const storage = loopbackStorage();
+    let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       pull: (controller) => controller.enqueue(new Uint8Array(MiB)),
+      cancel: () => {
+        cancelled = true;
+      },
     });
     const put = storage.put("media/2026/11/too-big.bin", body, { contentType: "x/y", maxBytes: 11 * MiB });
     await expect(put).rejects.toBeInstanceOf(StorageLimitError);
     expect(await storage.head("media/2026/11/too-big.bin")).toBeNull();
     expect(await openUploads()).toEqual([]);
+    await vi.waitFor(() => expect(cancelled).toBe(true));
+  });
+
+  it("aborts the multipart upload and cancels the body when a part fails", async () => {
+    const client = createS3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials });
+    const send = client.send.bind(client);
+    client.send = ((command: { input: { PartNumber?: number } }) =>
+      command instanceof UploadPartCommand && command.input.PartNumber === 2
+        ? Promise.reject(new Error("part 2 failed"))
+        : send(command as never)) as typeof client.send;
+    const storage = createS3Storage({ client, bucket: BUCKET, partSize: 5 * MiB, publicBaseUrl: "/" });
+    let sent = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (sent++ < 40) controller.enqueue(new Uint8Array(MiB));
+        else controller.close();
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    await expect(storage.put("media/2026/11/failed.bin", body, { contentType: "x/y" })).rejects.toThrow(
+      "part 2 failed",
+    );
+    expect(await storage.head("media/2026/11/failed.bin")).toBeNull();
+    expect(await openUploads()).toEqual([]);
+    await vi.waitFor(() => expect(cancelled).toBe(true));
   });
 
   it("signs content-type and content-length into a presigned PUT, with no empty-body checksum", async () => {

@@ -21,7 +21,10 @@ export interface S3StorageOptions extends S3ConnectionOptions {
   bucket: string;
   /** Where objects are served from (a CDN, an R2 public bucket URL); derived from the endpoint when absent. */
   publicBaseUrl?: string | undefined;
-  /** Part size for streamed puts past one part: 5 MiB to 5 GiB, default 8 MiB (so objects up to ~78 GiB). */
+  /**
+   * Part size for puts longer than one part: 5 MiB to 5 GiB, default 8 MiB (so objects up to ~78 GiB).
+   * A streamed put holds up to three parts in memory.
+   */
   partSize?: number | undefined;
 }
 

@@ -1,8 +1,15 @@
-import { CompleteMultipartUploadCommand } from "@aws-sdk/client-s3";
+import { Readable } from "node:stream";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
 import type { MultipartStorage, StoredObject } from "@quire/core";
 import { chunksOf } from "@quire/core";
+import { isNotFound } from "../client.js";
 import { assertKey } from "./keys.js";
-import { abortUpload, createUpload, type S3Target, uploadPart } from "./put-object.js";
+import type { ObjectHeaders, S3Target } from "./put-object.js";
 
 /**
  * S3's native multipart uploads. A streamed part is sent as it arrives when its `size` is given
@@ -76,4 +83,55 @@ async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
     offset += chunk.byteLength;
   }
   return out;
+}
+
+/** Starts a multipart upload and returns its id. */
+async function createUpload(target: S3Target, key: string, headers: ObjectHeaders): Promise<string> {
+  const out = await target.client.send(
+    new CreateMultipartUploadCommand({
+      Bucket: target.bucket,
+      Key: key,
+      ContentType: headers.contentType,
+      ContentDisposition: headers.contentDisposition,
+    }),
+  );
+  if (!out.UploadId) throw new Error("the store started a multipart upload without an UploadId");
+  return out.UploadId;
+}
+
+/** Uploads one part of known length and returns its ETag. */
+async function uploadPart(
+  target: S3Target,
+  part: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: Uint8Array | AsyncIterable<Uint8Array>;
+    size?: number;
+  },
+): Promise<string> {
+  const length = part.body instanceof Uint8Array ? part.body.byteLength : part.size;
+  const out = await target.client.send(
+    new UploadPartCommand({
+      Bucket: target.bucket,
+      Key: part.key,
+      UploadId: part.uploadId,
+      PartNumber: part.partNumber,
+      Body: part.body instanceof Uint8Array ? part.body : Readable.from(part.body),
+      ContentLength: length,
+    }),
+  );
+  if (!out.ETag) throw new Error(`the store accepted part ${part.partNumber} without an ETag`);
+  return out.ETag;
+}
+
+/** Aborts a multipart upload; an upload that is already gone is not an error. */
+async function abortUpload(target: S3Target, key: string, uploadId: string): Promise<void> {
+  try {
+    await target.client.send(
+      new AbortMultipartUploadCommand({ Bucket: target.bucket, Key: key, UploadId: uploadId }),
+    );
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
 }
