@@ -3,6 +3,7 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
+import { checkCollectionInput, setThreadCollections } from "../collections/memberships.js";
 import { claimAddress } from "../custom-urls/addresses.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
@@ -10,7 +11,6 @@ import { invalidField, notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
-import { checkCollectionInput } from "./collection-input.js";
 import { deriveDisplayTitle, renderBodyInput, resolveNewSlug } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
 import { checkExclusiveFields, checkFormatFields } from "./post-rules.js";
@@ -116,6 +116,7 @@ async function insertPost(
     .execute();
   if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
 
+  if (!parent) await setThreadCollections(db, { threadId: id, collections: input, now });
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { loadAttachments } from "../attachments/load-attachments.js";
+import { collectionIdsOf } from "../collections/memberships.js";
 import type { EngineContext } from "../deps.js";
 import { notFound } from "../errors.js";
 import { findPost, type PostRow } from "./post-query.js";
@@ -19,7 +20,8 @@ export async function readPost(
   const attachments = (await loadAttachments(ctx.db, [id])).get(id) ?? [];
   const view = toPostView(ctx, row, attachments, options);
   if (!options.withPosition) return view;
-  return { ...view, collectionIds: [], threadPosition: await threadPosition(ctx, row) };
+  const collectionIds = (await collectionIdsOf(ctx.db, [row.thread_id])).get(row.thread_id) ?? [];
+  return { ...view, collectionIds, threadPosition: await threadPosition(ctx, row) };
 }
 
 /** 1 for the root; a reply's place after the root in Thread order (createdAt, then ID). */

@@ -4,6 +4,7 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
+import { checkCollectionInput, sendsCollections, setThreadCollections } from "../collections/memberships.js";
 import { moveAddress } from "../custom-urls/addresses.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
@@ -11,7 +12,6 @@ import { invalidField, notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
-import { checkCollectionInput } from "./collection-input.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
 import {
@@ -65,7 +65,7 @@ async function applyUpdate(
   if (!row) throw notFound("post", input.id);
   const isRoot = row.id === row.thread_id;
   if (!isRoot) checkReplyUpdate(input);
-  else if (input.collectionIds || input.collectionEntries) await checkCollectionInput(db, input);
+  else if (sendsCollections(input)) await checkCollectionInput(db, input);
 
   const changes: Updateable<PostsTable> = { ...formatChanges(row, input), updated_at: now };
   if (rendered !== undefined) Object.assign(changes, bodyChanges(rendered));
@@ -99,6 +99,9 @@ async function applyUpdate(
   }
   let removedKeys: string[] = [];
   if (prepared) {
+  if (isRoot && sendsCollections(input)) {
+    await setThreadCollections(db, { threadId: row.thread_id, collections: input, now });
+  }
     const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
     removedKeys = saved.removedKeys;
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);

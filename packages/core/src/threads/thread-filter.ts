@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { collectionFilter } from "../collections/memberships.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import type { SiteSettings } from "../deps.js";
 import { invalidField } from "../errors.js";
@@ -111,9 +112,7 @@ export function filterConditions(eb: RootScope, filter: ThreadFilter): Expressio
   if (filter.replies === "none") conditions.push(eb("r.thread_reply_count", "=", 0));
   if (filter.language) conditions.push(eb("r.language", "=", filter.language));
   if (filter.media) conditions.push(mediaCondition(eb, filter.media));
-  // Collections: no collection exists yet, so every slug is unknown and the result is empty
-  // (spec § Threads rule 6). When collections land, this becomes an `exists` over membership.
-  if (filter.collections) conditions.push(sql<SqlBool>`1 = 0`);
+  if (filter.collections) conditions.push(collectionFilter(eb, filter.collections));
   return conditions;
 }
 
