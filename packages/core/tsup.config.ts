@@ -7,6 +7,4 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
-  // The testing entry declares vitest suites; the host project brings vitest.
-  external: ["vitest"],
 });

@@ -4,16 +4,22 @@ import path from "node:path";
 import type { Storage } from "@quire/core";
 import { StorageLimitError } from "@quire/core";
 import { storageContract } from "@quire/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createFsStorage } from "./index.js";
 
-storageContract("fs", async () => {
-  const root = await mkdtemp(path.join(tmpdir(), "quire-fs-contract-"));
-  return {
-    storage: createFsStorage({ root, publicBaseUrl: "/media" }),
-    teardown: () => rm(root, { recursive: true }),
-  };
-});
+storageContract(
+  { describe, it, expect, beforeAll, afterAll },
+  {
+    name: "fs",
+    setup: async () => {
+      const root = await mkdtemp(path.join(tmpdir(), "quire-fs-contract-"));
+      return {
+        storage: createFsStorage({ root, publicBaseUrl: "/media" }),
+        teardown: () => rm(root, { recursive: true }),
+      };
+    },
+  },
+);
 
 describe("createFsStorage", () => {
   let parent: string;

@@ -53,7 +53,10 @@ async function openUploads(): Promise<string[]> {
   return readdir(path.join(directory, BUCKET, "._S3rver_uploads")).catch(() => []);
 }
 
-storageContract("s3 (s3rver on loopback)", async () => ({ storage: loopbackStorage() }));
+storageContract(
+  { describe, it, expect, beforeAll, afterAll },
+  { name: "s3 (s3rver on loopback)", setup: async () => ({ storage: loopbackStorage() }) },
+);
 
 describe("createS3Storage", () => {
   it("aborts the multipart upload and cancels the body when a streamed put passes maxBytes", async () => {

@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Storage } from "../storage.js";
 import { StorageLimitError } from "../storage.js";
 
@@ -6,15 +5,61 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /**
- * Declares a vitest suite that holds a {@link Storage} adapter to the whole interface: puts from
+ * The test functions the contract suite is declared with: vitest's `{ describe, it, expect,
+ * beforeAll, afterAll }`, or any runner's of the same shape, so core does not depend on one.
+ */
+export interface ContractTestApi {
+  describe(name: string, body: () => void): void;
+  it(name: string, body: (context: { skip(): void }) => Promise<void> | void): void;
+  beforeAll(hook: () => Promise<void>): void;
+  afterAll(hook: () => Promise<void>): void;
+  expect(actual: unknown, message?: string): ContractAssertion;
+}
+
+/** The assertions the contract suite makes. */
+export interface ContractAssertion {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toBeNull(): void;
+  toBeUndefined(): void;
+  readonly not: { toBe(expected: unknown): void };
+  readonly rejects: {
+    toBeInstanceOf(type: abstract new (...args: never[]) => unknown): Promise<void>;
+    toMatchObject(expected: object): Promise<void>;
+    toThrow(): Promise<void>;
+  };
+}
+
+/**
+ * Declares a suite that holds a {@link Storage} adapter to the whole interface: puts from
  * bytes and streams, whole and ranged reads (an `end` past the size is clamped; a `start` at or
  * past the size rejects with a RangeError), head, idempotent delete, overwrite, `maxBytes`, url,
  * and — where the adapter has them — a real presigned PUT and multipart uploads.
+ *
+ * @example storageContract({ describe, it, expect, beforeAll, afterAll }, { name: "fs", setup })
  */
 export function storageContract(
-  name: string,
-  setup: () => Promise<{ storage: Storage; teardown?: () => Promise<void> }>,
+  test: ContractTestApi,
+  suite: { name: string; setup: () => Promise<{ storage: Storage; teardown?: () => Promise<void> }> },
 ): void {
+  const { describe, it, beforeAll, afterAll, expect } = test;
+  const { name, setup } = suite;
+
+  /** Stores that keep the content type must keep the right one; others may leave it undefined. */
+  const expectTypeIfKept = (actual: string | undefined, expected: string): void => {
+    if (actual !== undefined) expect(actual).toBe(expected);
+  };
+
+  /** Compares without a byte-by-byte diff, which would be unreadable (and slow) for megabytes. */
+  const expectSameBytes = (actual: Uint8Array, expected: Uint8Array): void => {
+    expect(actual.byteLength).toBe(expected.byteLength);
+    let firstDifference = -1;
+    for (let i = 0; i < actual.byteLength && firstDifference < 0; i++) {
+      if (actual[i] !== expected[i]) firstDifference = i;
+    }
+    expect(firstDifference, "index of the first differing byte").toBe(-1);
+  };
+
   describe(`Storage contract: ${name}`, () => {
     let storage: Storage;
     let teardown: (() => Promise<void>) | undefined;
@@ -240,11 +285,6 @@ export function storageContract(
   });
 }
 
-/** Stores that keep the content type must keep the right one; others may leave it undefined. */
-function expectTypeIfKept(actual: string | undefined, expected: string): void {
-  if (actual !== undefined) expect(actual).toBe(expected);
-}
-
 function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {
   const data = new Uint8Array(length);
   for (let i = 0; i < length; i++) data[i] = (i * 31 + seed * 7 + (i >> 8)) & 0xff;
@@ -275,14 +315,4 @@ function concat(parts: Uint8Array[]): Uint8Array {
     offset += part.byteLength;
   }
   return out;
-}
-
-/** Compares without a byte-by-byte diff, which would be unreadable (and slow) for megabytes. */
-function expectSameBytes(actual: Uint8Array, expected: Uint8Array): void {
-  expect(actual.byteLength).toBe(expected.byteLength);
-  let firstDifference = -1;
-  for (let i = 0; i < actual.byteLength && firstDifference < 0; i++) {
-    if (actual[i] !== expected[i]) firstDifference = i;
-  }
-  expect(firstDifference, "index of the first differing byte").toBe(-1);
 }
