@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
-import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
-let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
-  ({ engine, cleanup } = await createTestEngine());
+  ({ engine } = await openTestEngine());
 });
-afterEach(() => cleanup());
 
 describe("API tokens", () => {
   it("are shown once, stored hashed, verified and revoked", async () => {

@@ -1,17 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
-import { codeOf } from "../testing/error-code.js";
-import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
-let cleanup: () => Promise<void>;
 const NOW = 1_700_000_000;
 
 beforeEach(async () => {
-  ({ engine, cleanup } = await createTestEngine({ now: NOW }));
+  ({ engine } = await openTestEngine({ now: NOW }));
 });
-afterEach(() => cleanup());
 
 describe("posts.create", () => {
   it("creates a published public note with rendered body and Thread figures", async () => {

@@ -1,17 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { openTestEngine, type TestClock } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
-import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
-let clock: Awaited<ReturnType<typeof createTestEngine>>["clock"];
-let cleanup: () => Promise<void>;
+let clock: TestClock;
 const NOW = 1_700_000_000;
 
 beforeEach(async () => {
-  ({ engine, clock, cleanup } = await createTestEngine({ now: NOW }));
+  ({ engine, clock } = await openTestEngine({ now: NOW }));
 });
-afterEach(() => cleanup());
 
 describe("posts.list", () => {
   it("orders published posts newest first with id breaking ties, pins not moved up, replies included", async () => {

@@ -1,15 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { openTestEngine } from "../../test/support.js";
 import { publicCaller } from "../caller.js";
 import type { Engine } from "../engine.js";
-import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
-let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
-  ({ engine, cleanup } = await createTestEngine({ settings: { sitePathPrefix: "/blog" } }));
+  ({ engine } = await openTestEngine({ settings: { sitePathPrefix: "/blog" } }));
 });
-afterEach(() => cleanup());
 
 describe("publicPosts.get", () => {
   it("returns the reading view", async () => {

@@ -1,17 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, openTestEngine, type TestClock } from "../../test/support.js";
 import type { Engine } from "../engine.js";
-import { codeOf } from "../testing/error-code.js";
-import { createTestEngine } from "../testing/test-engine.js";
 
 let engine: Engine;
-let clock: Awaited<ReturnType<typeof createTestEngine>>["clock"];
-let cleanup: () => Promise<void>;
+let clock: TestClock;
 const NOW = 1_700_000_000;
 
 beforeEach(async () => {
-  ({ engine, clock, cleanup } = await createTestEngine({ now: NOW }));
+  ({ engine, clock } = await openTestEngine({ now: NOW }));
 });
-afterEach(() => cleanup());
 
 describe("posts.update", () => {
   it("keeps omitted fields, clears nulls, and moves updatedAt", async () => {

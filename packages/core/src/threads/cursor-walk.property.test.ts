@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, useTestSite, walkPages } from "../../test/support.js";
 import { publicCaller } from "../caller.js";
 import type { Engine } from "../engine.js";
 import { testDatabaseKind } from "../testing/test-engine.js";
-import { codeOf, useTestSite, walkPages } from "./test-support.js";
 
 const site = useTestSite({ now: 1_700_000_000 });
 let engine: Engine;

@@ -1,8 +1,8 @@
 import type { KyselyPlugin } from "kysely";
 import { beforeEach, describe, expect, it } from "vitest";
+import { useTestSite } from "../../test/support.js";
 import { publicCaller } from "../caller.js";
 import { createEngine, type Engine } from "../engine.js";
-import { useTestSite } from "./test-support.js";
 
 const T = 1_700_000_000;
 

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, useTestSite, walkPages } from "../../test/support.js";
 import { publicCaller } from "../caller.js";
 import type { Engine } from "../engine.js";
-import { codeOf, useTestSite, walkPages } from "./test-support.js";
 
 const T = 1_700_000_000;
 

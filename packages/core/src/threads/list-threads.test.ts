@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, useTestSite, walkPages } from "../../test/support.js";
 import { publicCaller } from "../caller.js";
 import { createEngine, type Engine } from "../engine.js";
 import { encodeCursor } from "../shared/cursor.js";
-import { codeOf, useTestSite, walkPages } from "./test-support.js";
 
 const T = 1_700_000_000;
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { codeOf, useTestSite } from "../../test/support.js";
 import type { Engine } from "../engine.js";
-import { codeOf, useTestSite } from "./test-support.js";
 
 const NOW = 1_700_000_000;
 

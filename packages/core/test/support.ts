@@ -1,10 +1,25 @@
-import { afterAll, beforeAll, beforeEach } from "vitest";
-import type { Engine } from "../engine.js";
-import { createTestEngine } from "../testing/test-engine.js";
+import { afterAll, beforeAll, beforeEach, onTestFinished } from "vitest";
+import type { Engine } from "../src/engine.js";
+import { createTestEngine } from "../src/testing/test-engine.js";
 
-export { codeOf } from "../testing/error-code.js";
+export { codeOf } from "../src/testing/error-code.js";
 
-/** Follows `nextCursor` to the end of a list; returns every page. Test support only. */
+/** The fixed clock of a test engine. */
+export type TestClock = Awaited<ReturnType<typeof createTestEngine>>["clock"];
+
+/**
+ * A test engine on a fresh database for the current test (call it in a test or in `beforeEach`);
+ * it is closed when the test finishes.
+ */
+export async function openTestEngine(
+  options?: Parameters<typeof createTestEngine>[0],
+): Promise<{ engine: Engine; clock: TestClock }> {
+  const { engine, clock, cleanup } = await createTestEngine(options);
+  onTestFinished(cleanup);
+  return { engine, clock };
+}
+
+/** Follows `nextCursor` to the end of a list; returns every page. */
 export async function walkPages<Page extends { nextCursor: string | null }>(
   read: (cursor: string | undefined) => Promise<Page>,
   maxPages = 1000,
@@ -23,7 +38,7 @@ export async function walkPages<Page extends { nextCursor: string | null }>(
 /**
  * One engine per test file, emptied before each test: a fresh database per test costs a migration
  * each time (and on a shared PostgreSQL server, every migration is a chance to race another
- * suite's schema drop in Kysely's table introspection). Test support only.
+ * suite's schema drop in Kysely's table introspection).
  */
 export function useTestSite(options: { now: number }): {
   readonly engine: Engine;
@@ -50,5 +65,3 @@ export function useTestSite(options: { now: number }): {
     },
   };
 }
-
-type TestClock = Awaited<ReturnType<typeof createTestEngine>>["clock"];
