@@ -1,6 +1,11 @@
 import type { EngineContext } from "../deps.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
-import { finishedRetentionSeconds, sessionKeys } from "./upload-session.js";
+import {
+  discardSessionUploads,
+  expireSession,
+  finishedRetentionSeconds,
+  sessionKeys,
+} from "./upload-session.js";
 
 /** What one cleanup pass did. */
 export interface UploadCleanup {
@@ -40,18 +45,9 @@ async function expireOpenSessions(ctx: EngineContext, now: number, limit: number
     .execute();
   let expired = 0;
   for (const session of stale) {
-    const claimed = await ctx.db
-      .updateTable("upload_sessions")
-      .set({ state: "expired", updated_at: now })
-      .where("id", "=", session.id)
-      .where("state", "=", "open")
-      .where("expires_at", "<=", now)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) continue;
+    if (!(await expireSession(ctx.db, { id: session.id, now }))) continue;
     expired++;
-    await ctx.db.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
-    await abortMultipart(ctx, session.storage_key, session.multipart_upload_id);
-    await deleteStoredKeys(ctx, sessionKeys(session));
+    await discardSessionUploads(ctx, session);
   }
   return expired;
 }
@@ -74,18 +70,4 @@ async function removeFinishedSessions(ctx: EngineContext, now: number, limit: nu
     await ctx.db.deleteFrom("upload_sessions").where("id", "=", session.id).execute();
   }
   return old.length;
-}
-
-/** Aborts a session's multipart upload, logging (never throwing) a failure. */
-export async function abortMultipart(
-  ctx: EngineContext,
-  key: string,
-  uploadId: string | null,
-): Promise<void> {
-  if (uploadId === null || !ctx.storage?.multipart) return;
-  try {
-    await ctx.storage.multipart.abort(key, uploadId);
-  } catch (err) {
-    ctx.logger.warn("could not abort a multipart upload", { key, error: String(err) });
-  }
 }

@@ -4,13 +4,18 @@ import { EngineError, invalidField } from "../errors.js";
 import { classifyFileType } from "../files/file-types.js";
 import { inspectStoredFile } from "../files/inspect-file.js";
 import { hashStoredObject } from "../files/stored-file.js";
-import { deleteStoredKeys, requireStorage, storageFailure } from "../files/stored-objects.js";
+import { requireStorage, storageFailure } from "../files/stored-objects.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../media/media-details.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { abortMultipart } from "./cleanup-expired-uploads.js";
-import { findOpenSession, sessionKeys, type UploadSessionRow } from "./upload-session.js";
+import {
+  abandonCompletion,
+  closeSession,
+  discardSessionUploads,
+  findOpenSession,
+  type UploadSessionRow,
+} from "./upload-session.js";
 
 const partInput = z.object({
   partNumber: z.number().int().min(1).max(10_000),
@@ -44,12 +49,14 @@ export const completeUpload = defineOperation({
     requireStorage(ctx);
     const session = await findOpenSession(ctx, input.id);
     const parts = await checkReadiness(ctx, session, input);
-    await claimSession(ctx, session);
+    await closeSession(ctx, { id: session.id, to: "completed" });
     try {
       const row = await finishUpload(ctx, session, input, parts);
       return toMediaRecord(ctx, row);
     } catch (err) {
-      await abandonSession(ctx, session);
+      // A file that failed its checks after the claim: the session ends aborted, its bytes deleted.
+      await abandonCompletion(ctx, session.id);
+      await discardSessionUploads(ctx, session);
       throw err;
     }
   },
@@ -94,19 +101,6 @@ async function checkParts(ctx: EngineContext, session: UploadSessionRow, parts: 
     }
   }
   return parts.map((part) => ({ partNumber: part.partNumber, etag: etags.get(part.partNumber) as string }));
-}
-
-/** Moves the session to `completed`, or answers as the session now stands (409 or 400). */
-async function claimSession(ctx: EngineContext, session: UploadSessionRow): Promise<void> {
-  const now = ctx.clock.now();
-  const claimed = await ctx.db
-    .updateTable("upload_sessions")
-    .set({ state: "completed", updated_at: now })
-    .where("id", "=", session.id)
-    .where("state", "=", "open")
-    .where("expires_at", ">", now)
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) await findOpenSession(ctx, session.id);
 }
 
 async function finishUpload(
@@ -164,22 +158,6 @@ async function finishUpload(
     await trx.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
   });
   return ctx.db.selectFrom("media").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
-}
-
-/** A completion that failed after the claim: the session ends aborted, its bytes deleted. */
-async function abandonSession(ctx: EngineContext, session: UploadSessionRow): Promise<void> {
-  try {
-    await ctx.db
-      .updateTable("upload_sessions")
-      .set({ state: "aborted", updated_at: ctx.clock.now() })
-      .where("id", "=", session.id)
-      .execute();
-    await ctx.db.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
-  } catch (err) {
-    ctx.logger.warn("could not mark an upload aborted", { id: session.id, error: String(err) });
-  }
-  await abortMultipart(ctx, session.storage_key, session.multipart_upload_id);
-  await deleteStoredKeys(ctx, sessionKeys(session));
 }
 
 function unquote(etag: string): string {

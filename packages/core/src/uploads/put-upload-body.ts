@@ -1,15 +1,14 @@
 import * as z from "zod";
-import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { classifyFileType } from "../files/file-types.js";
 import { storeBody } from "../files/stored-file.js";
-import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import {
   bodyParam,
   contentLengthParam,
   findOpenSession,
+  forgetLateWrite,
   throwClosed,
   touchSession,
   type UploadSessionRow,
@@ -66,17 +65,4 @@ export function requireTransport(session: UploadSessionRow, transport: string): 
       `Upload ${session.id} takes its file through its ${session.transport} transport`,
     );
   }
-}
-
-/**
- * A write that finished after its session was aborted or expired: its bytes are deleted. (After a
- * completion they are the media file's, and stay.)
- */
-export async function forgetLateWrite(ctx: EngineContext, id: string, keys: string[]): Promise<void> {
-  const row = await ctx.db
-    .selectFrom("upload_sessions")
-    .select("state")
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (row?.state !== "completed") await deleteStoredKeys(ctx, keys);
 }

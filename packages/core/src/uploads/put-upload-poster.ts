@@ -5,11 +5,11 @@ import { posterKeyOf } from "../files/storage-keys.js";
 import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
-import { forgetLateWrite } from "./put-upload-body.js";
 import {
   bodyParam,
   contentLengthParam,
   findOpenSession,
+  forgetLateWrite,
   throwClosed,
   touchSession,
 } from "./upload-session.js";
