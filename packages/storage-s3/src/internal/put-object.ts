@@ -17,8 +17,8 @@ export type ObjectHeaders = Pick<PutOptions, "contentType" | "contentDisposition
 
 /**
  * Parts on the wire at once. lib-storage's default of 4 was faster on loopback but held 5 parts
- * and grew RSS by about 10–20 MiB more than the hand-written upload it replaced; 2 (3 parts held)
- * kept that upload's memory and was faster. See bench/README.md § S3 streamed put.
+ * and grew RSS by 10–23 MiB more than the hand-written upload it replaced; 2 (3 parts held) kept
+ * that upload's memory and was faster. See bench/README.md § S3 streamed put.
  */
 const PARTS_IN_FLIGHT = 2;
 
