@@ -12,8 +12,8 @@ import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
 import { deriveDisplayTitle, renderBodyInput, resolveNewSlug } from "./post-content.js";
-import { findPost, type PostRow } from "./post-query.js";
-import { checkExclusiveFields, checkFormatFields } from "./post-rules.js";
+import { findPost } from "./post-query.js";
+import { checkExclusiveFields, checkFormatFields, checkPublishedAt, checkReplyFields } from "./post-rules.js";
 import { type CreatePostInput, createPostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
@@ -56,13 +56,11 @@ async function insertPost(
   const id = ids.generate("pst");
   const parent = input.replyToId ? await findPost(db, input.replyToId) : undefined;
   if (input.replyToId && !parent) throw notFound("post", input.replyToId);
-  if (parent) checkReplyInput(input, parent);
+  if (parent) checkReplyFields(input, { kind: "create", threadVisibility: parent.root_visibility });
   else await checkCollectionInput(db, input);
 
   const status = input.status ?? (parent ? parent.root_status : "published");
-  if (status === "draft" && input.publishedAt != null) {
-    throw invalidField("publishedAt", "Only published posts have a publication time");
-  }
+  checkPublishedAt(status, input.publishedAt);
   const createdAt = input.createdAt ?? now;
   const title = input.title ?? null;
   const displayTitle = deriveDisplayTitle({
@@ -115,23 +113,10 @@ async function insertPost(
     })
     .execute();
   if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
-
   if (!parent) await setThreadCollections(db, { threadId: id, collections: input, now });
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
+
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   return id;
-}
-
-/** Replies cannot be pinned, cannot carry collections, and take the Thread's visibility. @see spec § States */
-function checkReplyInput(input: CreatePostInput, parent: PostRow): void {
-  if (input.pinned === true || (input.pinnedAt !== undefined && input.pinnedAt !== null)) {
-    throw invalidField("pinned", "Replies cannot be pinned");
-  }
-  if ((input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0) {
-    throw invalidField("collectionIds", "Collections are set on the Thread root");
-  }
-  if (input.visibility !== undefined && input.visibility !== parent.root_visibility) {
-    throw invalidField("visibility", "Replies take the visibility of their Thread");
-  }
 }

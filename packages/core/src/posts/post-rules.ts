@@ -1,4 +1,5 @@
-import { validationError } from "../errors.js";
+import { type CollectionInput, namesCollections } from "../collections/memberships.js";
+import { invalidField, validationError } from "../errors.js";
 import type { PostFormat } from "./post-schemas.js";
 
 type FormatField = "title" | "url" | "quoteText" | "sourceName" | "sourceUrl";
@@ -70,5 +71,52 @@ export function checkExclusiveFields(input: {
   }
   if (Object.keys(fieldErrors).length > 0) {
     throw validationError("Exclusive fields sent together", { formErrors: [], fieldErrors });
+  }
+}
+
+/** The fields of a post request that the reply rules read. */
+export interface ReplyFields extends CollectionInput {
+  pinned?: boolean | undefined;
+  pinnedAt?: number | null | undefined;
+  visibility?: string | undefined;
+}
+
+/** One message per reply rule, keyed by the field a 400 names. */
+const replyRules = {
+  pinned: "Replies cannot be pinned",
+  visibility: "Replies take the visibility of their Thread",
+  collectionIds: "Collections are set on the Thread root",
+} as const;
+
+/**
+ * Replies cannot be pinned, set their own visibility, or carry collections: one 400 naming every
+ * field that breaks a rule. A new reply may still send what it gets anyway (`pinned: false`,
+ * `pinnedAt: null`, its Thread's visibility); an update to a reply may send no pin or visibility.
+ * @see spec § POST /api/posts rules 3–4, § PUT /api/posts/:id rule 4, § States
+ */
+export function checkReplyFields(
+  input: ReplyFields,
+  request: { kind: "create"; threadVisibility: string } | { kind: "update" },
+): void {
+  const creating = request.kind === "create";
+  const broken: (keyof typeof replyRules)[] = [];
+  const pins = creating
+    ? input.pinned === true || (input.pinnedAt ?? null) !== null
+    : input.pinned !== undefined || input.pinnedAt !== undefined;
+  if (pins) broken.push("pinned");
+  if (input.visibility !== undefined && (!creating || input.visibility !== request.threadVisibility)) {
+    broken.push("visibility");
+  }
+  if (namesCollections(input)) broken.push("collectionIds");
+  if (broken.length === 0) return;
+  const fieldErrors = Object.fromEntries(broken.map((field) => [field, [replyRules[field]]]));
+  const message = broken.map((field) => `${field}: ${replyRules[field]}`).join("; ");
+  throw validationError(message, { formErrors: [], fieldErrors });
+}
+
+/** Only a published post has a publication time: `publishedAt` on a draft is 400. @see spec § States */
+export function checkPublishedAt(status: string, publishedAt: number | null | undefined): void {
+  if (status === "draft" && publishedAt !== undefined && publishedAt !== null) {
+    throw invalidField("publishedAt", "Only published posts have a publication time");
   }
 }

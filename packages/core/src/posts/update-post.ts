@@ -8,7 +8,7 @@ import { checkCollectionInput, sendsCollections, setThreadCollections } from "..
 import { moveAddress } from "../custom-urls/addresses.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
-import { invalidField, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
@@ -17,6 +17,8 @@ import { findPost, type PostRow } from "./post-query.js";
 import {
   checkExclusiveFields,
   checkFormatFields,
+  checkPublishedAt,
+  checkReplyFields,
   type FormatFieldValues,
   unsuitedFields,
 } from "./post-rules.js";
@@ -64,7 +66,7 @@ async function applyUpdate(
   const row = await findPost(db, input.id);
   if (!row) throw notFound("post", input.id);
   const isRoot = row.id === row.thread_id;
-  if (!isRoot) checkReplyUpdate(input);
+  if (!isRoot) checkReplyFields(input, { kind: "update" });
   else if (sendsCollections(input)) await checkCollectionInput(db, input);
 
   const changes: Updateable<PostsTable> = { ...formatChanges(row, input), updated_at: now };
@@ -97,28 +99,17 @@ async function applyUpdate(
       .where("thread_id", "=", row.thread_id)
       .execute();
   }
-  let removedKeys: string[] = [];
-  if (prepared) {
   if (isRoot && sendsCollections(input)) {
     await setThreadCollections(db, { threadId: row.thread_id, collections: input, now });
   }
     const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
     removedKeys = saved.removedKeys;
+  let removedKeys: string[] = [];
+  if (prepared) {
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
   await refreshThreadFigures(db, row.thread_id);
   return removedKeys;
-}
-
-/** Replies reject direct visibility and pin changes. @see spec § PUT /api/posts/:id rule 4 */
-function checkReplyUpdate(input: UpdatePostInput): void {
-  if (input.visibility !== undefined)
-    throw invalidField("visibility", "Replies take the visibility of their Thread");
-  if (input.pinned !== undefined || input.pinnedAt !== undefined)
-    throw invalidField("pinned", "Replies cannot be pinned");
-  if ((input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0) {
-    throw invalidField("collectionIds", "Collections are set on the Thread root");
-  }
 }
 
 /** The format and its fields; a format change clears fields the new format does not keep. */
@@ -166,12 +157,8 @@ function bodyChanges(rendered: RenderedBody | null): Updateable<PostsTable> {
 /** Status and publication time. Drafts cannot set `publishedAt`; unpublishing clears it. */
 function statusChanges(row: PostRow, input: UpdatePostInput, now: number): Updateable<PostsTable> {
   const status = input.status ?? row.status;
-  if (status === "draft") {
-    if (input.publishedAt !== undefined && input.publishedAt !== null) {
-      throw invalidField("publishedAt", "Draft updates cannot set publishedAt");
-    }
-    return { status, published_at: null };
-  }
+  checkPublishedAt(status, input.publishedAt);
+  if (status === "draft") return { status, published_at: null };
   const publishedAt = input.publishedAt ?? (row.status === "published" ? row.published_at : null) ?? now;
   return { status, published_at: publishedAt };
 }
