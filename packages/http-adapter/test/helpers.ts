@@ -1,5 +1,6 @@
 import type { Engine, ErrorCode } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
+import { expect, onTestFinished } from "vitest";
 import { createHandler, type FetchHandler, type HandlerOptions, statusOf } from "../src/index.js";
 
 /** A test site: an engine on a fresh database and its Fetch handler with a local dev token. */
@@ -7,8 +8,19 @@ export interface TestSite {
   engine: Engine;
   handler: FetchHandler;
   clock: Awaited<ReturnType<typeof createTestEngine>>["clock"];
-  /** Sends a request as the owner (dev token) unless `headers.authorization` says otherwise. */
+  /**
+   * Sends a request with a JSON body (a string is sent as it is) as the owner (dev token) unless
+   * `headers.authorization` says otherwise; an error answer must have the spec's shape.
+   */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /** Like {@link TestSite.call}, with raw bytes (or a stream) for a body. */
+  send(
+    method: string,
+    path: string,
+    body?: BodyInit | Uint8Array | null,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse>;
+  /** Closes the site before the test ends; closing again does nothing. */
   cleanup(): Promise<void>;
 }
 
@@ -20,37 +32,66 @@ export interface TestResponse {
   body: any;
 }
 
-/** Builds a {@link TestSite}; `options` go to the handler, `engineConfig` to the engine. */
+/**
+ * Builds a {@link TestSite} for the current test (call it in a test or in `beforeEach`): it is
+ * closed when the test finishes. `options` go to the handler, `engineConfig` to the engine.
+ */
 export async function createTestSite(
   options: HandlerOptions & { engineConfig?: Parameters<typeof createTestEngine>[0] } = {},
 ): Promise<TestSite> {
   const { engineConfig, ...handlerOptions } = options;
   const { engine, clock, cleanup } = await createTestEngine(engineConfig);
+  const close = once(cleanup);
+  onTestFinished(close);
   const handler = createHandler(engine, {
     devApiToken: "dev-token",
     clientAddress: () => "127.0.0.1",
     ...handlerOptions,
   });
+  const send: TestSite["send"] = async (method, path, body, headers = {}) => {
+    const init: RequestInit & { duplex?: "half" } = {
+      method,
+      headers: { authorization: "Bearer dev-token", ...headers },
+    };
+    if (body !== undefined && body !== null) {
+      init.body = body as BodyInit;
+      if (body instanceof ReadableStream) init.duplex = "half";
+    }
+    const response = await handler(new Request(`http://localhost${path}`, init));
+    const text = await response.text();
+    const parsed = text === "" ? null : JSON.parse(text);
+    assertErrorShape(response.status, parsed);
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
   return {
     engine,
     handler,
     clock,
-    cleanup,
-    call: async (method, path, body, headers = {}) => {
-      const init: RequestInit = {
+    cleanup: close,
+    send,
+    call: (method, path, body, headers) =>
+      send(
         method,
-        headers: { authorization: "Bearer dev-token", ...headers },
-      };
-      if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
-      const response = await handler(new Request(`http://localhost${path}`, init));
-      const text = await response.text();
-      return {
-        status: response.status,
-        headers: response.headers,
-        body: text === "" ? null : JSON.parse(text),
-      };
-    },
+        path,
+        body === undefined || typeof body === "string" ? body : JSON.stringify(body),
+        headers,
+      ),
   };
+}
+
+/** `close` run at most once, however often it is called. */
+export function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= close();
+    return closing;
+  };
+}
+
+/** Asserts an error answer: this status, and exactly the spec's `{ error, code, details? }` with this code. */
+export function expectError(response: TestResponse, status: number, code: ErrorCode, label?: string): void {
+  expect(response.status, label).toBe(status);
+  expect(isErrorBody(response.body, code), label ?? JSON.stringify(response.body)).toBe(true);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { isErrorBody } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { expectError } from "./helpers.js";
 import {
   createFsMediaSite,
   formBody,
@@ -10,7 +10,6 @@ import {
 } from "./uploads-fixtures.js";
 
 let site: MediaSite;
-afterEach(() => site?.cleanup());
 
 /** One-shot uploads, a second apart so `createdAt` orders them. */
 async function uploadMedia(kind: "image" | "video" | "document" = "image", name = "f") {
@@ -80,8 +79,7 @@ describe("GET /api/media", () => {
       "limit=ten",
     ]) {
       const response = await site.call("GET", `/api/media?${query}`);
-      expect(response.status, query).toBe(400);
-      expect(isErrorBody(response.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(response, 400, "VALIDATION_ERROR", query);
     }
   });
 
@@ -215,8 +213,7 @@ describe("media attachments on posts", () => {
       bodyMarkdown: "y",
       attachments: [refs[0]],
     });
-    expect(taken.status).toBe(409);
-    expect(isErrorBody(taken.body, "CONFLICT")).toBe(true);
+    expectError(taken, 409, "CONFLICT");
     const other = await site.call("POST", "/api/posts", { format: "note", bodyMarkdown: "z" });
     const stolen = await site.call("PUT", `/api/posts/${other.body.id}`, { attachments: [refs[3]] });
     expect(stolen.status).toBe(409);

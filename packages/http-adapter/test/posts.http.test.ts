@@ -1,11 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestSite, isErrorBody, type TestSite } from "./helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createTestSite, expectError, type TestSite } from "./helpers.js";
 
 let site: TestSite;
 beforeEach(async () => {
   site = await createTestSite({ engineConfig: { now: 1_700_000_000 } });
 });
-afterEach(() => site.cleanup());
 
 describe("POST /api/posts", () => {
   it("answers 201 with the full post", async () => {
@@ -46,8 +45,7 @@ describe("POST /api/posts", () => {
     ];
     for (const body of cases) {
       const res = await site.call("POST", "/api/posts", body);
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(isErrorBody(res.body, "VALIDATION_ERROR"), JSON.stringify(res.body)).toBe(true);
+      expectError(res, 400, "VALIDATION_ERROR", JSON.stringify(body));
     }
     const typed = await site.call("POST", "/api/posts", { format: "note", title: 5 });
     expect(Array.isArray(typed.body.details.formErrors)).toBe(true);
@@ -59,16 +57,14 @@ describe("POST /api/posts", () => {
   it("answers 400 for a body that is not a JSON object", async () => {
     for (const body of ["{nope", "[1,2]", '"text"', "null"]) {
       const res = await site.call("POST", "/api/posts", body, { "content-type": "application/json" });
-      expect(res.status).toBe(400);
-      expect(isErrorBody(res.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(res, 400, "VALIDATION_ERROR");
     }
   });
 
   it("answers 409 for a duplicate slug", async () => {
     await site.call("POST", "/api/posts", { format: "note", slug: "dup" });
     const res = await site.call("POST", "/api/posts", { format: "note", slug: "dup" });
-    expect(res.status).toBe(409);
-    expect(isErrorBody(res.body, "CONFLICT")).toBe(true);
+    expectError(res, 409, "CONFLICT");
   });
 
   it("stores a path as canonical slug plus alias", async () => {
@@ -124,8 +120,7 @@ describe("GET/PUT/DELETE /api/posts/:id", () => {
 
     expect((await site.call("DELETE", `/api/posts/${id}`)).body).toEqual({ success: true });
     const gone = await site.call("GET", `/api/posts/${id}`);
-    expect(gone.status).toBe(404);
-    expect(isErrorBody(gone.body, "NOT_FOUND")).toBe(true);
+    expectError(gone, 404, "NOT_FOUND");
   });
 
   it("answers 400 for malformed or wrong-prefix IDs", async () => {
@@ -137,8 +132,7 @@ describe("GET/PUT/DELETE /api/posts/:id", () => {
     ]) {
       for (const method of ["GET", "PUT", "DELETE"]) {
         const res = await site.call(method, `/api/posts/${id}`, method === "PUT" ? {} : undefined);
-        expect(res.status, `${method} ${id}`).toBe(400);
-        expect(isErrorBody(res.body, "VALIDATION_ERROR")).toBe(true);
+        expectError(res, 400, "VALIDATION_ERROR", `${method} ${id}`);
       }
     }
     expect((await site.call("GET", "/api/posts/pst_01h2xcejqtf2nbrexx3vqjhp41")).status).toBe(404);
@@ -170,8 +164,7 @@ describe("GET /api/posts", () => {
       "content=html",
     ]) {
       const res = await site.call("GET", `/api/posts?${query}`);
-      expect(res.status, query).toBe(400);
-      expect(isErrorBody(res.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(res, 400, "VALIDATION_ERROR", query);
     }
   });
 });
@@ -213,8 +206,7 @@ describe("GET /api/public/posts/:slug", () => {
     expect(open.body).not.toHaveProperty("body");
     for (const slug of ["draft", "secret", "nothing"]) {
       const res = await site.call("GET", `/api/public/posts/${slug}`, undefined, { authorization: "" });
-      expect(res.status).toBe(404);
-      expect(isErrorBody(res.body, "NOT_FOUND")).toBe(true);
+      expectError(res, 404, "NOT_FOUND");
     }
   });
 });
@@ -223,8 +215,7 @@ describe("request size", () => {
   it("refuses a JSON body over 10 MiB with 400, storing nothing", async () => {
     const huge = JSON.stringify({ format: "note", bodyMarkdown: "x".repeat(11 * 1024 * 1024) });
     const res = await site.call("POST", "/api/posts", huge);
-    expect(res.status).toBe(400);
-    expect(isErrorBody(res.body, "VALIDATION_ERROR")).toBe(true);
+    expectError(res, 400, "VALIDATION_ERROR");
     const streamed = await site.handler(
       new Request("http://localhost/api/posts", {
         method: "POST",

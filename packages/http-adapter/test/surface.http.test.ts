@@ -1,25 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { createTestSite, isErrorBody, type TestSite } from "./helpers.js";
-
-let sites: TestSite[] = [];
-afterEach(async () => {
-  await Promise.all(sites.map((site) => site.cleanup().catch(() => {})));
-  sites = [];
-});
-
-async function open(options: Parameters<typeof createTestSite>[0] = {}): Promise<TestSite> {
-  const site = await createTestSite(options);
-  sites.push(site);
-  return site;
-}
+import { describe, expect, it } from "vitest";
+import { createTestSite, expectError, type TestSite } from "./helpers.js";
 
 describe("authentication", () => {
   it("needs a valid Bearer token on /api/*", async () => {
-    const s = await open();
+    const s = await createTestSite();
     for (const authorization of ["", "Bearer wrong", "Basic abc", "Bearer "]) {
       const res = await s.call("GET", "/api/posts", undefined, { authorization });
-      expect(res.status).toBe(401);
-      expect(isErrorBody(res.body, "UNAUTHORIZED")).toBe(true);
+      expectError(res, 401, "UNAUTHORIZED");
     }
     const created = await s.engine.tokens.create({ name: "t" });
     const ok = await s.call("GET", "/api/posts", undefined, { authorization: `Bearer ${created.token}` });
@@ -31,7 +18,7 @@ describe("authentication", () => {
   });
 
   it("accepts DEV_API_TOKEN only for local hosts from this machine", async () => {
-    const s = await open({ clientAddress: () => "127.0.0.1" });
+    const s = await createTestSite({ clientAddress: () => "127.0.0.1" });
     const call = (host: string) =>
       s.handler(
         new Request(`http://${host}/api/posts`, { headers: { authorization: "Bearer dev-token", host } }),
@@ -42,17 +29,17 @@ describe("authentication", () => {
     for (const host of ["example.com", "localtest.me.evil.com", "10.0.0.1"]) {
       expect((await call(host)).status, host).toBe(401);
     }
-    const remote = await open({ clientAddress: () => "203.0.113.9" });
+    const remote = await createTestSite({ clientAddress: () => "203.0.113.9" });
     const res = await remote.handler(
       new Request("http://localhost/api/posts", { headers: { authorization: "Bearer dev-token" } }),
     );
     expect(res.status).toBe(401);
-    const unknown = await open({ clientAddress: () => undefined });
+    const unknown = await createTestSite({ clientAddress: () => undefined });
     expect((await unknown.call("GET", "/api/posts")).status).toBe(401);
   });
 
   it("lets an embedding app map its own session to the owner", async () => {
-    const s = await open({
+    const s = await createTestSite({
       devApiToken: undefined,
       authenticate: (request) => (request.headers.get("cookie") === "session=ok" ? { role: "owner" } : null),
     });
@@ -65,11 +52,10 @@ describe("authentication", () => {
   });
 
   it("serves /api/internal/* only with INTERNAL_ADMIN_TOKEN, and 404 when unset", async () => {
-    const without = await open();
+    const without = await createTestSite();
     const hidden = await without.call("GET", "/api/internal/tokens");
-    expect(hidden.status).toBe(404);
-    expect(isErrorBody(hidden.body, "NOT_FOUND")).toBe(true);
-    const s = await open({ internalAdminToken: "internal-secret-token" });
+    expectError(hidden, 404, "NOT_FOUND");
+    const s = await createTestSite({ internalAdminToken: "internal-secret-token" });
     expect((await s.call("GET", "/api/internal/tokens")).status).toBe(401);
     const created = await s.call(
       "POST",
@@ -91,19 +77,18 @@ describe("authentication", () => {
   });
 
   it("closes every /api/public/* path when the public API is disabled", async () => {
-    const s = await open({ engineConfig: { settings: { publicApiEnabled: false } } });
+    const s = await createTestSite({ engineConfig: { settings: { publicApiEnabled: false } } });
     await s.call("POST", "/api/posts", { format: "note", slug: "p" });
     for (const path of ["/api/public/posts/p", "/api/public/posts/missing"]) {
       const res = await s.call("GET", path);
-      expect(res.status).toBe(404);
-      expect(isErrorBody(res.body, "NOT_FOUND")).toBe(true);
+      expectError(res, 404, "NOT_FOUND");
     }
   });
 });
 
 describe("conventions", () => {
   it("answers unknown /api paths and wrong methods with NOT_FOUND in the error shape", async () => {
-    const s = await open();
+    const s = await createTestSite();
     for (const [method, path] of [
       ["GET", "/api/nothing"],
       ["GET", "/api"],
@@ -112,14 +97,15 @@ describe("conventions", () => {
       ["GET", "/api/public/nothing"],
     ] as const) {
       const res = await s.call(method, path);
-      expect(res.status, `${method} ${path}`).toBe(404);
-      expect(isErrorBody(res.body, "NOT_FOUND")).toBe(true);
+      expectError(res, 404, "NOT_FOUND", `${method} ${path}`);
     }
   });
 
   it("turns unexpected failures into INTERNAL_ERROR without leaking details", async () => {
     const logged: unknown[] = [];
-    const s = await open({ logger: { info() {}, warn() {}, error: (_m, fields) => logged.push(fields) } });
+    const s = await createTestSite({
+      logger: { info() {}, warn() {}, error: (_m, fields) => logged.push(fields) },
+    });
     await s.engine.context.db.schema.dropTable("posts").execute();
     const res = await s.call("GET", "/api/posts");
     expect(res.status).toBe(500);
@@ -128,7 +114,7 @@ describe("conventions", () => {
   });
 
   it("answers /healthz and /readyz", async () => {
-    const s = await open();
+    const s = await createTestSite();
     expect((await s.call("GET", "/healthz", undefined, { authorization: "" })).body).toEqual({
       status: "ok",
     });
@@ -141,7 +127,7 @@ describe("conventions", () => {
 
 describe("SITE_PATH_PREFIX", () => {
   it("serves the API under the prefix and includes it in permalinks and content URLs", async () => {
-    const s = await open({ engineConfig: { settings: { sitePathPrefix: "/blog" } } });
+    const s = await createTestSite({ engineConfig: { settings: { sitePathPrefix: "/blog" } } });
     const created = await s.call("POST", "/blog/api/posts", {
       format: "note",
       slug: "p",
@@ -170,7 +156,7 @@ describe("CORS", () => {
     );
 
   it("allows all origins when unset or *", async () => {
-    const s = await open();
+    const s = await createTestSite();
     const res = await s.call("GET", "/api/posts", undefined, { origin: "https://a.example" });
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const pre = await preflight(s, "https://a.example");
@@ -179,12 +165,12 @@ describe("CORS", () => {
   });
 
   it("allows only listed origins, and none when empty", async () => {
-    const s = await open({ corsOrigins: "https://a.example, https://b.example" });
+    const s = await createTestSite({ corsOrigins: "https://a.example, https://b.example" });
     const allowed = await s.call("GET", "/api/posts", undefined, { origin: "https://b.example" });
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://b.example");
     const denied = await s.call("GET", "/api/posts", undefined, { origin: "https://c.example" });
     expect(denied.headers.get("access-control-allow-origin")).toBeNull();
-    const off = await open({ corsOrigins: "" });
+    const off = await createTestSite({ corsOrigins: "" });
     expect(
       (await off.call("GET", "/api/posts", undefined, { origin: "https://a.example" })).headers.get(
         "access-control-allow-origin",

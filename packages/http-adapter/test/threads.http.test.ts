@@ -1,13 +1,12 @@
 import { publicCaller } from "@quire/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestSite, isErrorBody, type TestSite } from "./helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createTestSite, expectError, type TestSite } from "./helpers.js";
 
 const T = 1_700_000_000;
 let site: TestSite;
 beforeEach(async () => {
   site = await createTestSite({ engineConfig: { now: T + 10_000 } });
 });
-afterEach(() => site.cleanup());
 
 const anonymous = { authorization: "" };
 type Extra = Record<string, unknown>;
@@ -121,8 +120,7 @@ describe("GET /api/public/threads", () => {
       "content=html",
     ]) {
       const res = await site.call("GET", `/api/public/threads?${query}`, undefined, anonymous);
-      expect(res.status, query).toBe(400);
-      expect(isErrorBody(res.body, "VALIDATION_ERROR"), query).toBe(true);
+      expectError(res, 400, "VALIDATION_ERROR", query);
       expect(Array.isArray(res.body.details.formErrors), query).toBe(true);
       expect(Object.keys(res.body.details.fieldErrors).length, query).toBeGreaterThan(0);
     }
@@ -183,14 +181,9 @@ describe("GET /api/public/threads", () => {
 
   it("answers 404 to everyone when the public API is off", async () => {
     const closed = await createTestSite({ engineConfig: { settings: { publicApiEnabled: false } } });
-    try {
-      for (const path of ["/api/public/threads", "/api/public/threads/x", "/api/public/threads/x/posts"]) {
-        const res = await closed.call("GET", path, undefined, anonymous);
-        expect(res.status, path).toBe(404);
-        expect(isErrorBody(res.body, "NOT_FOUND")).toBe(true);
-      }
-    } finally {
-      await closed.cleanup();
+    for (const path of ["/api/public/threads", "/api/public/threads/x", "/api/public/threads/x/posts"]) {
+      const res = await closed.call("GET", path, undefined, anonymous);
+      expectError(res, 404, "NOT_FOUND", path);
     }
   });
 });
@@ -199,8 +192,7 @@ describe("GET /api/threads", () => {
   it("needs auth and lists every visibility in the editing view; drafts with status=draft", async () => {
     const { a, b, c, d, e, f, g, h } = await seed();
     const denied = await site.call("GET", "/api/threads", undefined, anonymous);
-    expect(denied.status).toBe(401);
-    expect(isErrorBody(denied.body, "UNAUTHORIZED")).toBe(true);
+    expectError(denied, 401, "UNAUTHORIZED");
     const res = await site.handler(
       new Request("http://localhost/api/threads", { headers: { authorization: "Bearer dev-token" } }),
     );
@@ -218,18 +210,14 @@ describe("GET /api/threads", () => {
 
   it("reads the year in the site's time zone", async () => {
     const zoned = await createTestSite({ engineConfig: { now: T, settings: { timeZone: "Asia/Tokyo" } } });
-    try {
-      // 2023-12-31T16:00Z is already 1 January 2024 in Tokyo.
-      const res = await zoned.call("POST", "/api/posts", {
-        format: "note",
-        title: "t",
-        publishedAt: Date.UTC(2023, 11, 31, 16) / 1000,
-      });
-      expect(ids((await zoned.call("GET", "/api/threads?year=2024")).body)).toEqual([res.body.id]);
-      expect(ids((await zoned.call("GET", "/api/threads?year=2023")).body)).toEqual([]);
-    } finally {
-      await zoned.cleanup();
-    }
+    // 2023-12-31T16:00Z is already 1 January 2024 in Tokyo.
+    const res = await zoned.call("POST", "/api/posts", {
+      format: "note",
+      title: "t",
+      publishedAt: Date.UTC(2023, 11, 31, 16) / 1000,
+    });
+    expect(ids((await zoned.call("GET", "/api/threads?year=2024")).body)).toEqual([res.body.id]);
+    expect(ids((await zoned.call("GET", "/api/threads?year=2023")).body)).toEqual([]);
   });
 });
 
@@ -255,8 +243,7 @@ describe("GET /api/threads/:id and /api/public/threads/:slug", () => {
     const { f, g, h } = await seed();
     for (const slug of [g.slug, h.slug, "missing"]) {
       const res = await site.call("GET", `/api/public/threads/${slug}`, undefined, anonymous);
-      expect(res.status, slug).toBe(404);
-      expect(isErrorBody(res.body, "NOT_FOUND")).toBe(true);
+      expectError(res, 404, "NOT_FOUND", slug);
     }
     expect(
       (await site.call("GET", `/api/public/threads/${f.slug}`, undefined, anonymous)).body,

@@ -6,24 +6,21 @@ import type { EngineConfig, Storage } from "@quire/core";
 import { createFsStorage } from "@quire/storage-fs";
 import { createS3Client, createS3Storage } from "@quire/storage-s3";
 import S3rver from "s3rver";
+import { onTestFinished } from "vitest";
 import { createFileHandler, type FetchHandler } from "../src/index.js";
-import { assertErrorShape, createTestSite, type TestResponse, type TestSite } from "./helpers.js";
+import { createTestSite, once, type TestSite } from "./helpers.js";
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
 
-/** A test site with file storage, the file handler, and ways to send raw bodies and look at the store. */
+/**
+ * A test site with file storage, the file handler, and a way to look at the store; like a
+ * {@link TestSite}, it is closed (and its store emptied) when the test finishes.
+ */
 export interface MediaSite extends TestSite {
   storage: Storage;
   /** Serves the store at `/media` (fs) — S3 objects are fetched from the store itself. */
   files: FetchHandler;
-  /** Sends raw bytes (or a stream) as the owner. */
-  send(
-    method: string,
-    path: string,
-    body?: BodyInit | Uint8Array | null,
-    headers?: Record<string, string>,
-  ): Promise<TestResponse>;
   /** Downloads a file from its public URL. */
   download(url: string, headers?: Record<string, string>): Promise<Response>;
   /** Every object key the store holds (and, for multipart uploads in progress, a marker per upload). */
@@ -137,34 +134,21 @@ async function mediaSite(input: {
       settings: { sitePathPrefix: input.sitePathPrefix },
     },
   });
+  const cleanup = once(async () => {
+    await site.cleanup();
+    await input.teardown();
+  });
+  onTestFinished(cleanup);
   return {
     ...site,
     storage: input.storage,
     files: input.files,
     storedKeys: input.storedKeys,
-    send: async (method, pathname, body, headers = {}) => {
-      const init: RequestInit & { duplex?: "half" } = {
-        method,
-        headers: { authorization: "Bearer dev-token", ...headers },
-      };
-      if (body !== undefined && body !== null) {
-        init.body = body as BodyInit;
-        if (body instanceof ReadableStream) init.duplex = "half";
-      }
-      const response = await site.handler(new Request(`http://localhost${pathname}`, init));
-      const text = await response.text();
-      const parsed = text === "" ? null : JSON.parse(text);
-      assertErrorShape(response.status, parsed);
-      return { status: response.status, headers: response.headers, body: parsed };
-    },
     download: async (url, headers = {}) => {
       if (/^https?:/.test(url)) return fetch(url, { headers });
       return input.files(new Request(`http://localhost${url}`, { headers }));
     },
-    cleanup: async () => {
-      await site.cleanup();
-      await input.teardown();
-    },
+    cleanup,
   };
 }
 

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { isErrorBody } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { expectError } from "./helpers.js";
 import {
   bytesOf,
   createFsMediaSite,
@@ -14,7 +14,6 @@ import {
 } from "./uploads-fixtures.js";
 
 let site: MediaSite;
-afterEach(() => site?.cleanup());
 
 async function upload(entries: Parameters<typeof formBody>[0]) {
   const { body, contentType } = formBody(entries);
@@ -175,8 +174,7 @@ describe("POST /api/upload (one-shot)", () => {
     ];
     for (const [label, entries] of cases) {
       const response = await upload(entries);
-      expect(response.status, label).toBe(400);
-      expect(isErrorBody(response.body, "VALIDATION_ERROR"), label).toBe(true);
+      expectError(response, 400, "VALIDATION_ERROR", label);
       expect(await site.storedKeys(), label).toEqual([]);
     }
     expect((await site.call("GET", "/api/media")).body.media).toEqual([]);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bytesOf,
   createS3MediaSite,
@@ -26,7 +26,6 @@ beforeAll(async () => {
   server = await startS3Server();
 });
 afterAll(() => server?.close());
-afterEach(() => site?.cleanup());
 
 async function init(body: Record<string, unknown>) {
   const response = await site.call("POST", "/api/uploads/init", body);

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTestSite, isErrorBody } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { createTestSite, expectError } from "./helpers.js";
 import {
   bytesOf,
   createFsMediaSite,
@@ -19,7 +19,6 @@ import {
 const config = { uploadMultipartThreshold: 64 * KiB, uploadPartSize: 32 * KiB, uploadMaxBytes: 1024 * KiB };
 
 let site: MediaSite;
-afterEach(() => site?.cleanup());
 
 async function init(body: Record<string, unknown>) {
   const response = await site.call("POST", "/api/uploads/init", body);
@@ -75,8 +74,7 @@ describe("POST /api/uploads/init", () => {
     ];
     for (const body of bad) {
       const response = await site.call("POST", "/api/uploads/init", body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(isErrorBody(response.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(response, 400, "VALIDATION_ERROR", JSON.stringify(body));
     }
     const gif = await site.call("POST", "/api/uploads/init", bad[0]);
     expect(gif.body.details.fieldErrors.contentType).toHaveLength(1);
@@ -85,25 +83,20 @@ describe("POST /api/uploads/init", () => {
 
   it("answers CONFIGURATION_ERROR on a site without storage, and 401 without auth", async () => {
     const bare = await createTestSite();
-    try {
-      const response = await bare.call("POST", "/api/uploads/init", {
-        filename: "a",
-        contentType: "text/plain",
-        size: 1,
-      });
-      expect(response.status).toBe(500);
-      expect(isErrorBody(response.body, "CONFIGURATION_ERROR")).toBe(true);
-      for (const [method, path] of [
-        ["GET", "/api/media"],
-        ["GET", "/api/media/med_01h2xcejqtf2nbrexx3vqjhp41"],
-      ] as const) {
-        expect((await bare.call(method, path)).body.code).toBe("CONFIGURATION_ERROR");
-      }
-      const anonymous = await bare.call("POST", "/api/uploads/init", {}, { authorization: "" });
-      expect(anonymous.status).toBe(401);
-    } finally {
-      await bare.cleanup();
+    const response = await bare.call("POST", "/api/uploads/init", {
+      filename: "a",
+      contentType: "text/plain",
+      size: 1,
+    });
+    expectError(response, 500, "CONFIGURATION_ERROR");
+    for (const [method, path] of [
+      ["GET", "/api/media"],
+      ["GET", "/api/media/med_01h2xcejqtf2nbrexx3vqjhp41"],
+    ] as const) {
+      expect((await bare.call(method, path)).body.code).toBe("CONFIGURATION_ERROR");
     }
+    const anonymous = await bare.call("POST", "/api/uploads/init", {}, { authorization: "" });
+    expect(anonymous.status).toBe(401);
   });
 });
 
@@ -190,8 +183,7 @@ describe("relay transport, end to end on local storage", () => {
     const { id, transport } = await init({ filename: "doc.pdf", contentType: "application/pdf", size: 5000 });
     for (const body of [file.subarray(0, 4999), filler(5001)]) {
       const response = await site.send("PUT", transport.url, body);
-      expect(response.status).toBe(400);
-      expect(isErrorBody(response.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(response, 400, "VALIDATION_ERROR");
       expect(await site.storedKeys()).toEqual([]);
     }
     const lying = await site.send("PUT", transport.url, file, { "content-length": "4000" });
@@ -274,8 +266,7 @@ describe("relay transport, end to end on local storage", () => {
       const { id, transport } = await init({ filename: "x", contentType, size: file.byteLength });
       expect((await site.send("PUT", transport.url, file)).status).toBe(204);
       const done = await site.call("POST", `/api/uploads/${id}/complete`, {});
-      expect(done.status, contentType).toBe(400);
-      expect(isErrorBody(done.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(done, 400, "VALIDATION_ERROR", contentType);
       expect(await site.storedKeys()).toEqual([]);
       expect((await site.call("POST", `/api/uploads/${id}/complete`, {})).status).toBe(409);
     }
@@ -473,8 +464,7 @@ describe("session states", () => {
         await site.call("POST", `/api/uploads/${id}/complete`, {}),
         await site.call("POST", `/api/uploads/${id}/abort`),
       ]) {
-        expect(response.status).toBe(409);
-        expect(isErrorBody(response.body, "CONFLICT")).toBe(true);
+        expectError(response, 409, "CONFLICT");
       }
     }
     expect((await site.storedKeys()).length).toBe(1);
@@ -500,8 +490,7 @@ describe("session states", () => {
       await site.call("POST", `/api/uploads/${idle.id}/complete`, {}),
       await site.call("POST", `/api/uploads/${idle.id}/abort`),
     ]) {
-      expect(response.status).toBe(400);
-      expect(isErrorBody(response.body, "VALIDATION_ERROR")).toBe(true);
+      expectError(response, 400, "VALIDATION_ERROR");
     }
     expect((await site.send("PUT", `${busy.transport.url}?partNumber=2`, filler(32 * KiB))).status).toBe(200);
     expect(await site.engine.cleanupExpiredUploads()).toEqual({ expired: 1, removed: 0 });
