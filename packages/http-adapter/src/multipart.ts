@@ -47,7 +47,7 @@ export async function* parseFormData(
       const headers = await parser.nextPartHeaders();
       if (headers === null) return;
       if (++count > (limits.maxParts ?? 100)) throw malformed("Too many parts in the form");
-      const disposition = parseDisposition(headers.get("content-disposition"));
+      const disposition = parseDisposition(headers.get("content-disposition") ?? null);
       if (disposition.filename === undefined) {
         yield { name: disposition.name, value: await parser.readField(limits.maxFieldBytes ?? 64 * 1024) };
       } else {

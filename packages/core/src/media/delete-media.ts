@@ -16,7 +16,7 @@ export const deleteMedia = defineOperation({
   id: "media.delete",
   access: "owner",
   description: "Deletes a media item and its stored files.",
-  hints: { destructive: true },
+  hints: { destructive: true, idempotent: true },
   input: z.object({ id: typeId("med") }),
   run: async (ctx, input) => {
     requireStorage(ctx);

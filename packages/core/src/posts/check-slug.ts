@@ -13,6 +13,8 @@ import { slugInput } from "./post-schemas.js";
 export const checkPostSlug = defineOperation({
   id: "posts.slug",
   access: "owner",
+  description: "Suggests a free slug for a title, or checks whether a slug is free.",
+  hints: { readOnly: true },
   input: slugInput,
   run: async (ctx, input) => {
     if (input.mode === "check") {

@@ -25,6 +25,7 @@ import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 export const createPost = defineOperation({
   id: "posts.create",
   access: "owner",
+  description: "Creates a post: a Thread root, or a reply when replyToId is set.",
   input: createPostInput,
   run: async (ctx, input) => {
     checkExclusiveFields(input);
@@ -114,8 +115,8 @@ async function insertPost(
     .execute();
   if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
   if (!parent) await setThreadCollections(db, { threadId: id, collections: input, now });
-  const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
 
+  const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   return id;

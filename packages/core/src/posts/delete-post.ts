@@ -18,6 +18,8 @@ import { refreshThreadFigures } from "./thread-figures.js";
 export const deletePost = defineOperation({
   id: "posts.delete",
   access: "owner",
+  description: "Deletes a post with its attachments; deleting a root deletes its whole Thread.",
+  hints: { destructive: true, idempotent: true },
   input: postIdInput.pick({ id: true }),
   run: async (ctx, input) => {
     const keys = await ctx.db.transaction().execute(async (trx) => {

@@ -34,6 +34,8 @@ import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 export const updatePost = defineOperation({
   id: "posts.update",
   access: "owner",
+  description: "Partially updates a post: omitted fields keep, null clears.",
+  hints: { idempotent: true },
   input: updatePostInput,
   run: async (ctx, input) => {
     checkExclusiveFields(input);
@@ -102,10 +104,10 @@ async function applyUpdate(
   if (isRoot && sendsCollections(input)) {
     await setThreadCollections(db, { threadId: row.thread_id, collections: input, now });
   }
-    const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
-    removedKeys = saved.removedKeys;
   let removedKeys: string[] = [];
   if (prepared) {
+    const saved = await replaceAttachments(db, { postId: row.id, prepared, now });
+    removedKeys = saved.removedKeys;
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
   await refreshThreadFigures(db, row.thread_id);
