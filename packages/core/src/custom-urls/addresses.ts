@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { isUniqueViolation } from "../db/constraint-errors.js";
 import type { IdSet } from "../db/id-set.js";
 import type { Database } from "../db/schema.js";
+import type { EngineContext } from "../deps.js";
 import { conflict } from "../errors.js";
 
 /** What holds an address in the site's root namespace. */
@@ -12,27 +12,27 @@ export type AddressOwnerType = "post" | "collection" | "smart_collection" | "cus
  * key decides between concurrent writers; the loser gets CONFLICT.
  */
 export async function claimAddress(
-  db: Kysely<Database>,
+  ctx: Pick<EngineContext, "db" | "dialect">,
   input: { path: string; ownerType: AddressOwnerType; ownerId: string },
 ): Promise<void> {
   try {
-    await db
+    await ctx.db
       .insertInto("site_addresses")
       .values({ path: input.path, owner_type: input.ownerType, owner_id: input.ownerId })
       .execute();
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(`The address /${input.path} is already in use`);
+    if (ctx.dialect.isUniqueViolation(err)) throw conflict(`The address /${input.path} is already in use`);
     throw err;
   }
 }
 
 /** Moves an owner's address from `from` to `to` (a slug change). */
 export async function moveAddress(
-  db: Kysely<Database>,
+  ctx: Pick<EngineContext, "db" | "dialect">,
   input: { from: string; to: string; ownerType: AddressOwnerType; ownerId: string },
 ): Promise<void> {
-  await releaseAddress(db, input.from);
-  await claimAddress(db, { path: input.to, ownerType: input.ownerType, ownerId: input.ownerId });
+  await releaseAddress(ctx.db, input.from);
+  await claimAddress(ctx, { path: input.to, ownerType: input.ownerType, ownerId: input.ownerId });
 }
 
 /** Frees one address. */

@@ -12,11 +12,11 @@ export type AliasTargetType = "post" | "collection";
  * first: a taken path is CONFLICT. Run it inside the target's write transaction.
  */
 export async function addAlias(
-  ctx: Pick<EngineContext, "db" | "ids">,
+  ctx: Pick<EngineContext, "db" | "dialect" | "ids">,
   input: { path: string; targetType: AliasTargetType; targetId: string; now: number },
 ): Promise<void> {
   const id = ctx.ids.generate("pth");
-  await claimAddress(ctx.db, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
+  await claimAddress(ctx, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
   await ctx.db
     .insertInto("custom_urls")
     .values({

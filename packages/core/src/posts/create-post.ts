@@ -78,7 +78,7 @@ async function insertPost(
     fallback: input.format,
   });
 
-  await claimAddress(db, { path: slug, ownerType: "post", ownerId: id });
+  await claimAddress(ctx, { path: slug, ownerType: "post", ownerId: id });
   await db
     .insertInto("posts")
     .values({

@@ -89,7 +89,7 @@ async function applyUpdate(
   });
   if (input.slug !== undefined && input.slug !== row.slug) {
     checkSlugCandidate(input.slug);
-    await moveAddress(db, { from: row.slug, to: input.slug, ownerType: "post", ownerId: row.id });
+    await moveAddress(ctx, { from: row.slug, to: input.slug, ownerType: "post", ownerId: row.id });
     changes.slug = input.slug;
   }
 
