@@ -1,0 +1,45 @@
+import { type Kysely, PostgresAdapter, SqliteAdapter } from "kysely";
+import { describe, expect, it } from "vitest";
+import { detectDialect, dialectNamed } from "./dialect.js";
+
+/** A Kysely-shaped object whose adapter is not an instance of this copy's classes, as a host app's own Kysely copy would be. */
+function foreignKysely(adapter: { supportsReturning: boolean; supportsTransactionalDdl: boolean }) {
+  return { getExecutor: () => ({ adapter: { ...adapter } }) } as unknown as Kysely<unknown>;
+}
+
+describe("the dialect seam", () => {
+  it("detects the dialect from the adapter's capabilities, not from instanceof", () => {
+    expect(
+      detectDialect(foreignKysely({ supportsReturning: true, supportsTransactionalDdl: true })).name,
+    ).toBe("postgres");
+    expect(
+      detectDialect(foreignKysely({ supportsReturning: true, supportsTransactionalDdl: false })).name,
+    ).toBe("sqlite");
+    // MySQL-like: no RETURNING — not a dialect Quire runs on.
+    expect(() =>
+      detectDialect(foreignKysely({ supportsReturning: false, supportsTransactionalDdl: false })),
+    ).toThrow(expect.objectContaining({ code: "CONFIGURATION_ERROR" }));
+  });
+
+  it("agrees with Kysely's own adapters", () => {
+    const adapters = { postgres: new PostgresAdapter(), sqlite: new SqliteAdapter() };
+    for (const [name, adapter] of Object.entries(adapters)) {
+      const db = { getExecutor: () => ({ adapter }) } as unknown as Kysely<unknown>;
+      expect(detectDialect(db).name).toBe(name);
+    }
+  });
+
+  it("knows each driver's unique-violation shape and nothing else", () => {
+    const sqlite = dialectNamed("sqlite");
+    const postgres = dialectNamed("postgres");
+    expect(sqlite.isUniqueViolation({ code: "SQLITE_CONSTRAINT_UNIQUE" })).toBe(true);
+    expect(sqlite.isUniqueViolation({ code: "SQLITE_CONSTRAINT_PRIMARYKEY" })).toBe(true);
+    expect(sqlite.isUniqueViolation({ code: "23505" })).toBe(false);
+    expect(postgres.isUniqueViolation({ code: "23505" })).toBe(true);
+    expect(postgres.isUniqueViolation({ code: "SQLITE_CONSTRAINT_UNIQUE" })).toBe(false);
+    for (const dialect of [sqlite, postgres]) {
+      expect(dialect.isUniqueViolation(new Error("UNIQUE constraint failed"))).toBe(false);
+      expect(dialect.isUniqueViolation(null)).toBe(false);
+    }
+  });
+});
