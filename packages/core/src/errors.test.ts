@@ -7,9 +7,10 @@ describe("engine errors across copies of core", () => {
     class OtherCopyEngineError extends Error {
       readonly code = "CONFLICT";
       readonly details = undefined;
-      readonly [Symbol.for("quire.EngineError")] = true;
     }
-    const foreign = new OtherCopyEngineError("The address /a is already in use");
+    const foreign = Object.assign(new OtherCopyEngineError("The address /a is already in use"), {
+      [Symbol.for("quire.EngineError")]: true,
+    });
     expect(foreign instanceof EngineError).toBe(false);
     expect(isEngineError(foreign)).toBe(true);
     expect(toErrorBody(foreign)).toEqual({ error: "The address /a is already in use", code: "CONFLICT" });
