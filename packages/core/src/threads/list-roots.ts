@@ -1,15 +1,9 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
+import { type KeysetPage, pageBySegments } from "../pagination/keyset.js";
 import type { ThreadListQuery } from "./thread-filter.js";
 import { filterConditions } from "./thread-filter.js";
-import {
-  afterCondition,
-  decodeSegmentCursor,
-  encodeSegmentCursor,
-  type Segment,
-  type SegmentPosition,
-  segmentsFor,
-} from "./thread-order.js";
+import { segmentsFor } from "./thread-order.js";
 import { type StoredPost, selectRoots } from "./thread-rows.js";
 
 /** One page of roots and the cursor of the next page (null on the last page). */
@@ -29,35 +23,11 @@ export async function listRoots(
   query: ThreadListQuery,
   page: { cursor?: string | undefined; limit: number },
 ): Promise<RootPage> {
-  const segments = segmentsFor(query.sort, query.filter.status);
-  const start: SegmentPosition | undefined = page.cursor
-    ? decodeSegmentCursor(page.cursor, segments)
-    : undefined;
-  const found: { row: StoredPost; segment: Segment }[] = [];
-  for (let index = start?.segment ?? 0; index < segments.length && found.length <= page.limit; index++) {
-    const segment = segments[index] as Segment;
-    const after = index === start?.segment ? start.keys : undefined;
-    const rows = await readSegment(db, query, segment, after, page.limit + 1 - found.length);
-    for (const row of rows) found.push({ row, segment });
-  }
-  const shown = found.slice(0, page.limit);
-  const last = shown.at(-1);
-  return {
-    roots: shown.map((entry) => entry.row),
-    nextCursor: found.length > page.limit && last ? encodeSegmentCursor(last.segment, last.row) : null,
-  };
-}
-
-function readSegment(
-  db: Kysely<Database>,
-  query: ThreadListQuery,
-  segment: Segment,
-  after: (string | number)[] | undefined,
-  limit: number,
-): Promise<StoredPost[]> {
-  let select = selectRoots(db).where((eb) => eb.and(filterConditions(eb, query.filter)));
-  if (segment.where) select = select.where(segment.where);
-  if (after) select = select.where((eb) => afterCondition(eb, segment, after));
-  for (const column of segment.columns) select = select.orderBy(`r.${column}`, segment.direction);
-  return select.orderBy("r.id", segment.direction).limit(limit).execute();
+  const roots = selectRoots(db).where((eb) => eb.and(filterConditions(eb, query.filter)));
+  const segments = segmentsFor(query.sort, query.filter.status).map((order) => ({
+    order,
+    query: order.where ? roots.where(order.where) : roots,
+  }));
+  const { rows, nextCursor }: KeysetPage<StoredPost> = await pageBySegments(segments, page);
+  return { roots: rows, nextCursor };
 }

@@ -1,6 +1,5 @@
-import { type Expression, type SqlBool, sql } from "kysely";
-import { invalidField } from "../errors.js";
-import { decodeCursor, encodeCursor } from "../shared/cursor.js";
+import type { Expression, SqlBool } from "kysely";
+import type { KeysetOrder, SortKey } from "../pagination/keyset.js";
 import type { RootScope } from "./thread-filter.js";
 import type { StoredPost } from "./thread-rows.js";
 import type { ThreadSort } from "./thread-schemas.js";
@@ -9,16 +8,21 @@ import type { ThreadSort } from "./thread-schemas.js";
 type KeyColumn = "last_activity_at" | "published_at" | "created_at" | "thread_updated_at" | "rating";
 
 /**
- * One keyset-walkable stretch of a Thread order: the roots matching `where`, sorted by `columns`
- * then `id`, all in one direction. An order is one or more segments shown one after another
- * (pinned Threads, then the rest), each walked on its own index, so "pinned on top" needs no OFFSET.
- * `name` is the cursor's order name: a cursor says which order and which segment it is in.
+ * One keyset-walkable stretch of a Thread order: the roots matching `where`, sorted by its keys
+ * (root columns, then `id`), all in one direction. An order is one or more segments shown one after
+ * another (pinned Threads, then the rest), each walked on its own index, so "pinned on top" needs no
+ * OFFSET. `name` is the cursor's order name: a cursor says which order and which segment it is in.
  */
-export interface Segment {
-  name: string;
+export interface Segment extends KeysetOrder<StoredPost> {
   where?: (eb: RootScope) => Expression<SqlBool>;
-  columns: KeyColumn[];
-  direction: "asc" | "desc";
+}
+
+/** The keys of a segment sorted on `columns`: those root columns, then the root ID. */
+function keys(...columns: KeyColumn[]): SortKey<StoredPost>[] {
+  return [
+    ...columns.map((column) => ({ column: `r.${column}` as const, type: "integer" as const })),
+    { column: "r.id", type: "string" },
+  ];
 }
 
 /**
@@ -27,6 +31,8 @@ export interface Segment {
  * - published / oldest: root publication time, no pin lift (drafts, which have none, use creation time);
  * - updated: newest activity counting quiet replies, no pin lift;
  * - rating: highest rating first, then newest activity; unrated Threads after rated ones.
+ * Every key is non-null in its segment (a published root has `published_at`; `rating` is split
+ * into the rated section and the rest), as a keyset order requires.
  */
 export function segmentsFor(sort: ThreadSort, status: "published" | "draft"): Segment[] {
   const timeColumn: KeyColumn = status === "draft" ? "created_at" : "published_at";
@@ -37,84 +43,36 @@ export function segmentsFor(sort: ThreadSort, status: "published" | "draft"): Se
         {
           name: "threads.activity.pinned",
           where: (eb) => eb("r.pinned_at", "is not", null),
-          columns: ["last_activity_at"],
+          keys: keys("last_activity_at"),
           direction: "desc",
         },
         {
           name: "threads.activity",
           where: (eb) => eb("r.pinned_at", "is", null),
-          columns: ["last_activity_at"],
+          keys: keys("last_activity_at"),
           direction: "desc",
         },
       ];
     case "published":
-      return [{ name: `threads.published${draftSuffix}`, columns: [timeColumn], direction: "desc" }];
+      return [{ name: `threads.published${draftSuffix}`, keys: keys(timeColumn), direction: "desc" }];
     case "oldest":
-      return [{ name: `threads.oldest${draftSuffix}`, columns: [timeColumn], direction: "asc" }];
+      return [{ name: `threads.oldest${draftSuffix}`, keys: keys(timeColumn), direction: "asc" }];
     case "updated":
-      return [{ name: "threads.updated", columns: ["thread_updated_at"], direction: "desc" }];
+      return [{ name: "threads.updated", keys: keys("thread_updated_at"), direction: "desc" }];
     case "rating":
       return [
         {
           name: "threads.rating",
           where: (eb) => eb("r.rating", "is not", null),
-          columns: ["rating", "last_activity_at"],
+          keys: keys("rating", "last_activity_at"),
           direction: "desc",
         },
         {
           name: "threads.rating.unrated",
           where: (eb) => eb("r.rating", "is", null),
-          columns: ["last_activity_at"],
+          keys: keys("last_activity_at"),
           direction: "desc",
         },
       ];
   }
-}
-
-/** Sort key values of a row, in segment order, `id` last. */
-export type SegmentKeys = (number | string)[];
-
-/** Where a walk stands: the segment it is in and the keys of the last root returned. */
-export interface SegmentPosition {
-  segment: number;
-  keys: SegmentKeys;
-}
-
-/** The cursor of a row in a segment. @see spec § Pagination */
-export function encodeSegmentCursor(segment: Segment, row: StoredPost): string {
-  return encodeCursor({
-    order: segment.name,
-    keys: [...segment.columns.map((column) => row[column]), row.id],
-  });
-}
-
-/**
- * Reads a cursor for an order made of `segments`. A cursor of another order, an unreadable one or
- * a bare ID is a 400 (the last segment's verdict, which names the order the list expected).
- */
-export function decodeSegmentCursor(cursor: string, segments: Segment[]): SegmentPosition {
-  let failure: unknown;
-  for (const [index, segment] of segments.entries()) {
-    let keys: ReturnType<typeof decodeCursor>;
-    try {
-      keys = decodeCursor(cursor, segment.name, segment.columns.length + 1);
-    } catch (err) {
-      failure = err;
-      continue;
-    }
-    const values = keys.slice(0, -1);
-    const id = keys.at(-1);
-    if (!values.every((value) => typeof value === "number") || typeof id !== "string") {
-      throw invalidField("cursor", "Unreadable cursor");
-    }
-    return { segment: index, keys: keys as SegmentKeys };
-  }
-  throw failure;
-}
-
-/** Rows strictly after `keys` in the segment's direction: one row-value comparison on the index's columns. */
-export function afterCondition(eb: RootScope, segment: Segment, keys: SegmentKeys): Expression<SqlBool> {
-  const columns = [...segment.columns.map((column) => eb.ref(`r.${column}`)), eb.ref("r.id")];
-  const operator = segment.direction === "desc" ? sql.raw("<") : sql.raw(">");
-  return sql<SqlBool>`(${sql.join(columns)}) ${operator} (${sql.join(keys)})`;
 }
