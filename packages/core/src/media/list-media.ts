@@ -1,13 +1,21 @@
 import { sql } from "kysely";
 import * as z from "zod";
-import { invalidField } from "../errors.js";
+import type { MediaRow } from "../files/media-rows.js";
 import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
-import { decodeCursor, encodeCursor } from "../shared/cursor.js";
+import { type KeysetOrder, pageByKeys } from "../pagination/keyset.js";
 import { cursorParam, limitParam } from "../shared/list-params.js";
 import { type MediaRecord, toMediaRecord } from "./media-view.js";
 
-const order = "media.created";
+/** Newest first: `createdAt`, then ID. */
+const order: KeysetOrder<MediaRow> = {
+  name: "media.created",
+  direction: "desc",
+  keys: [
+    { column: "created_at", type: "integer" },
+    { column: "id", type: "string" },
+  ],
+};
 
 /** Input of `media.list`. @see spec § GET /api/media, § Limits */
 export const listMediaInput = z.object({
@@ -32,30 +40,7 @@ export const listMedia = defineOperation({
     let query = ctx.db.selectFrom("media").selectAll();
     const prefix = input.mimePrefix?.trim().toLowerCase();
     if (prefix) query = query.where(sql<boolean>`substr(mime_type, 1, ${prefix.length}) = ${prefix}`);
-    if (input.cursor) {
-      const [createdAt, id] = decodeCursor(input.cursor, order, 2);
-      if (typeof createdAt !== "number" || typeof id !== "string")
-        throw invalidField("cursor", "Unreadable cursor");
-      query = query.where((eb) =>
-        eb.or([
-          eb("created_at", "<", createdAt),
-          eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
-        ]),
-      );
-    }
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(input.limit + 1)
-      .execute();
-    const page = rows.slice(0, input.limit);
-    const last = page.at(-1);
-    return {
-      media: page.map((row) => toMediaRecord(ctx, row)),
-      nextCursor:
-        rows.length > input.limit && last
-          ? encodeCursor({ order, keys: [Number(last.created_at), last.id] })
-          : null,
-    };
+    const { rows, nextCursor } = await pageByKeys(query, order, input);
+    return { media: rows.map((row) => toMediaRecord(ctx, row)), nextCursor };
   },
 });
