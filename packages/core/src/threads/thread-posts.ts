@@ -1,6 +1,6 @@
-import { sql } from "kysely";
 import { loadAttachments } from "../attachments/load-attachments.js";
 import type { EngineContext } from "../deps.js";
+import { readByKeys } from "../pagination/keyset.js";
 import type { PostRow } from "../posts/post-query.js";
 import {
   type PostView,
@@ -9,7 +9,7 @@ import {
   toPublicPostView,
   type ViewOptions,
 } from "../posts/post-view.js";
-import { decodeThreadPostsCursor, threadPostsCursor } from "./thread-posts-cursor.js";
+import { decodeThreadPostsCursor, repliesOrder, threadPostsCursor } from "./thread-posts-cursor.js";
 import { asReplyRow } from "./thread-rows.js";
 import type { PostViewKind } from "./thread-view.js";
 
@@ -34,26 +34,17 @@ export async function readThreadPosts<Kind extends PostViewKind>(
   const position = options.cursor ? decodeThreadPostsCursor(options.cursor) : undefined;
   const withRoot = position === undefined && root.status === options.status;
   const wanted = options.limit - (withRoot ? 1 : 0);
-  let replies = ctx.db
+  const replies = ctx.db
     .selectFrom("posts as p")
     .selectAll("p")
     .where("p.thread_id", "=", root.id)
     .where("p.reply_to_id", "is not", null)
     .where("p.status", "=", options.status);
-  if (position?.after === "reply") {
-    replies = replies.where(
-      (eb) =>
-        sql<boolean>`(${eb.ref("p.created_at")}, ${eb.ref("p.id")}) > (${position.createdAt}, ${position.id})`,
-    );
-  }
-  const found = await replies
-    .orderBy("p.created_at", "asc")
-    .orderBy("p.id", "asc")
-    .limit(wanted + 1)
-    .execute();
-  const rows = [...(withRoot ? [root] : []), ...found.slice(0, wanted).map((row) => asReplyRow(row, root))];
+  const after = position?.after === "reply" ? position.keys : undefined;
+  const found = await readByKeys(replies, repliesOrder, { after, limit: wanted });
+  const rows = [...(withRoot ? [root] : []), ...found.rows.map((row) => asReplyRow(row, root))];
   const last = rows.at(-1);
-  const nextCursor = found.length > wanted && last ? threadPostsCursor(last) : null;
+  const nextCursor = found.more && last ? threadPostsCursor(last) : null;
   const attachments = await loadAttachments(
     ctx.db,
     rows.map((row) => row.id),
