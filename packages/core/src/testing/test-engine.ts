@@ -15,15 +15,25 @@ export function testDatabaseKind(): "sqlite" | "postgres" {
   return process.env.QUIRE_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
 }
 
-/** A fresh, migrated database: a temp SQLite file, or a new schema on the test PostgreSQL server. */
-export async function openTestDatabase(): Promise<{ db: Kysely<Database>; cleanup: () => Promise<void> }> {
+/**
+ * A fresh database: a temp SQLite file, or a new schema on the test PostgreSQL server (a pool of
+ * `poolSize` connections, default 4). `reopen` opens another handle on the same database, as a
+ * second process would (the caller closes it).
+ */
+export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<{
+  db: Kysely<Database>;
+  reopen: () => Promise<Kysely<Database>>;
+  cleanup: () => Promise<void>;
+}> {
   if (testDatabaseKind() === "postgres") {
     const url = process.env.QUIRE_TEST_PG_URL;
     if (!url) throw new Error("QUIRE_TEST_DATABASE=postgres needs QUIRE_TEST_PG_URL");
     const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    const db = await openDatabase({ url, schema, poolSize: 4 });
+    const reopen = () => openDatabase({ url, schema, poolSize: options.poolSize ?? 4 });
+    const db = await reopen();
     return {
       db,
+      reopen,
       cleanup: async () => {
         await db.destroy();
         const admin = await openDatabase({ url, poolSize: 1 });
@@ -33,9 +43,11 @@ export async function openTestDatabase(): Promise<{ db: Kysely<Database>; cleanu
     };
   }
   const dir = mkdtempSync(join(tmpdir(), "quire-test-"));
-  const db = await openDatabase({ url: join(dir, "quire.db") });
+  const reopen = () => openDatabase({ url: join(dir, "quire.db") });
+  const db = await reopen();
   return {
     db,
+    reopen,
     cleanup: async () => {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });
@@ -51,9 +63,17 @@ export async function createTestEngine(
     settings?: Partial<SiteSettings>;
     links?: Links;
     now?: number;
+    /** PostgreSQL connections in the engine's pool (default 4); concurrency tests want more. */
+    poolSize?: number;
   } = {},
-): Promise<{ engine: Engine; clock: ReturnType<typeof fixedClock>; cleanup: () => Promise<void> }> {
-  const { db, cleanup } = await openTestDatabase();
+): Promise<{
+  engine: Engine;
+  clock: ReturnType<typeof fixedClock>;
+  /** Another handle on the engine's database, for a second engine; the caller closes it. */
+  reopen: () => Promise<Kysely<Database>>;
+  cleanup: () => Promise<void>;
+}> {
+  const { db, reopen, cleanup } = await openTestDatabase({ poolSize: options.poolSize });
   const clock = fixedClock(options.now);
   const engine = createEngine({
     db,
@@ -65,5 +85,5 @@ export async function createTestEngine(
     links: options.links,
   });
   await engine.migrate();
-  return { engine, clock, cleanup };
+  return { engine, clock, reopen, cleanup };
 }

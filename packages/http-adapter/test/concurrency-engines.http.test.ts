@@ -1,0 +1,135 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createEngine, fixedClock, sequentialIds } from "@quire/core";
+import { createTestEngine } from "@quire/core/testing";
+import { createFsStorage } from "@quire/storage-fs";
+import { expect, it, onTestFinished } from "vitest";
+import { createHandler } from "../src/index.js";
+import { checkInvariants, statusCounts } from "./concurrency-invariants.js";
+import { assertErrorShape, type TestResponse } from "./helpers.js";
+import { formBody, pngFile } from "./uploads-fixtures.js";
+
+/**
+ * Two engines, each with its own handler and its own connections, on one database: one SQLite
+ * file (as two server processes would share it) or one PostgreSQL schema. Requests alternate
+ * between them; afterwards the invariants of concurrency-invariants.ts must hold.
+ * @see docs/reliability.md
+ */
+const t0 = 1_700_000_000;
+type Send = (
+  method: string,
+  url: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<TestResponse>;
+
+async function twoSites(): Promise<{ sites: [Send, Send]; db: Parameters<typeof checkInvariants>[0] }> {
+  const root = await mkdtemp(path.join(tmpdir(), "quire-engines-"));
+  const storage = createFsStorage({ root, publicBaseUrl: "/media" });
+  const first = await createTestEngine({ now: t0, poolSize: 8, storage });
+  const second = createEngine({
+    db: await first.reopen(),
+    storage,
+    clock: fixedClock(t0),
+    // IDs far above the first engine's, as two processes' random IDs never meet.
+    ids: sequentialIds(2 ** 40),
+  });
+  onTestFinished(async () => {
+    await second.close();
+    await first.cleanup();
+    await rm(root, { recursive: true, force: true });
+  });
+  const sender = (engine: typeof second): Send => {
+    const handler = createHandler(engine, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1" });
+    return async (method, url, body, headers = {}) => {
+      const raw = body instanceof Uint8Array || body === undefined ? body : JSON.stringify(body);
+      const response = await handler(
+        new Request(`http://localhost${url}`, {
+          method,
+          headers: { authorization: "Bearer dev-token", ...headers },
+          ...(raw === undefined ? {} : { body: raw as BodyInit }),
+        }),
+      );
+      const text = await response.text();
+      const parsed = text === "" ? null : JSON.parse(text);
+      assertErrorShape(response.status, parsed);
+      return { status: response.status, headers: response.headers, body: parsed };
+    };
+  };
+  return { sites: [sender(first.engine), sender(second)], db: first.engine.context.db };
+}
+
+it("two engines on one database keep figures, addresses, attachments and uploads consistent", async () => {
+  const { sites, db } = await twoSites();
+  const [a, b] = sites;
+  const via = (i: number) => (i % 2 === 0 ? a : b);
+  const root = (await a("POST", "/api/posts", { format: "note", title: "Shared" })).body;
+  const image = pngFile(4, 4);
+  const media: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { body, contentType } = formBody([
+      { name: "file", filename: `${i}.png`, type: "image/png", data: image },
+    ]);
+    media.push((await via(i)("POST", "/api/upload", body, { "content-type": contentType })).body.id);
+  }
+  const init = await b("POST", "/api/uploads/init", {
+    filename: "s.png",
+    contentType: "image/png",
+    size: image.byteLength,
+  });
+  expect((await a("PUT", init.body.transport.url, image)).status).toBe(204);
+
+  const replies = Array.from(
+    { length: 30 },
+    (_, i) => () =>
+      via(i)("POST", "/api/posts", {
+        format: "note",
+        replyToId: root.id,
+        bodyMarkdown: `reply ${i}`,
+        quietReply: i % 3 === 0,
+        publishedAt: t0 + 100 + ((i * 7) % 30),
+      }),
+  );
+  const sameTitle = Array.from(
+    { length: 16 },
+    (_, i) => () => via(i)("POST", "/api/posts", { format: "note", title: "Twice told" }),
+  );
+  const claims = media.flatMap((mediaId) =>
+    Array.from(
+      { length: 4 },
+      (_, i) => () =>
+        via(i)("POST", "/api/posts", {
+          format: "note",
+          bodyMarkdown: "x",
+          attachments: [{ type: "media", mediaId }],
+        }),
+    ),
+  );
+  const completions = Array.from(
+    { length: 4 },
+    (_, i) => () => via(i)("POST", `/api/uploads/${init.body.id}/complete`, {}),
+  );
+  const tasks = [...replies, ...sameTitle, ...claims, ...completions];
+  const answers = await Promise.all(tasks.map((task) => task()));
+
+  const [replyAnswers, titleAnswers, claimAnswers, completeAnswers] = [
+    answers.slice(0, 30),
+    answers.slice(30, 46),
+    answers.slice(46, 58),
+    answers.slice(58),
+  ];
+  expect.soft(statusCounts(replyAnswers)).toEqual({ 201: 30 });
+  expect.soft(statusCounts(titleAnswers)).toEqual({ 201: 16 });
+  expect.soft(new Set(titleAnswers.map((answer) => answer.body.slug)).size).toBe(16);
+  expect.soft(statusCounts(claimAnswers)).toEqual({ 201: 3, 409: 9 });
+  expect.soft(statusCounts(completeAnswers)).toEqual({ 201: 1, 409: 3 });
+  const acknowledged = [...replyAnswers, ...titleAnswers, ...claimAnswers].filter(
+    (answer) => answer.status === 201,
+  );
+  for (const answer of acknowledged) {
+    expect.soft((await b("GET", `/api/posts/${answer.body.id}`)).status).toBe(200);
+  }
+  expect.soft((await a("GET", `/api/posts/${root.id}`)).body.threadPostCount).toBe(31);
+  await checkInvariants(db);
+});
