@@ -49,8 +49,11 @@ export { fixedClock, systemClock } from "./shared/time.js";
 export type {
   ByteRange,
   ByteSource,
+  ListedObject,
+  ListOptions,
   MultipartOptions,
   MultipartStorage,
+  MultipartUploadInfo,
   PresignedPut,
   PresignOptions,
   PutOptions,

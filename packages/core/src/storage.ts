@@ -18,6 +18,33 @@ export interface Storage {
   presignPut?(key: string, options: PresignOptions): Promise<PresignedPut>;
   /** Present when the store has native multipart uploads. */
   multipart?: MultipartStorage;
+  /**
+   * Objects whose keys start with `prefix`, in key order, after `options.after` (exclusive), at
+   * most `options.limit` (default 1000). Optional: upload cleanup uses it to find files no record
+   * owns (docs/media.md § Cleanup); a store without it is not swept.
+   */
+  list?(prefix: string, options?: ListOptions): Promise<ListedObject[]>;
+  /**
+   * Removes what the store keeps for itself of writes that never finished (a local folder's temp
+   * files) when last written before `before` (Unix seconds); returns how many it removed. Optional.
+   */
+  purgeScratch?(before: number): Promise<number>;
+}
+
+/** Options for {@link Storage.list}. */
+export interface ListOptions {
+  /** List only keys after this one. */
+  after?: string | undefined;
+  /** At most this many objects (default 1000). */
+  limit?: number | undefined;
+}
+
+/** One object as {@link Storage.list} reports it. */
+export interface ListedObject {
+  key: string;
+  size: number;
+  /** When it was last written, in Unix seconds. */
+  modifiedAt: number;
 }
 
 /**
@@ -101,6 +128,19 @@ export interface MultipartStorage {
     parts: { partNumber: number; etag: string }[];
   }): Promise<StoredObject>;
   abort(key: string, uploadId: string): Promise<void>;
+  /**
+   * Multipart uploads not yet completed or aborted, at most `options.limit` (default 1000).
+   * Optional: upload cleanup aborts the ones no upload session owns.
+   */
+  list?(options?: { limit?: number | undefined }): Promise<MultipartUploadInfo[]>;
+}
+
+/** A multipart upload in progress, as {@link MultipartStorage.list} reports it. */
+export interface MultipartUploadInfo {
+  key: string;
+  uploadId: string;
+  /** When it was created, in Unix seconds. */
+  startedAt: number;
 }
 
 /** Options for {@link MultipartStorage.create}. */
