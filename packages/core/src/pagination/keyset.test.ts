@@ -88,6 +88,12 @@ const byName: KeysetOrder<Item> = {
     { column: "id", type: "string" },
   ],
 };
+/** The same order as `descending`, each key naming its direction. */
+const descendingByKey: KeysetOrder<Item> = {
+  name: "items.desc.keys",
+  direction: "asc",
+  keys: descending.keys.map((key) => ({ ...key, direction: "desc" })),
+};
 const byId: KeysetOrder<Item> = {
   name: "items.id",
   direction: "desc",
@@ -122,7 +128,7 @@ async function walk(read: (cursor: string | undefined) => Promise<KeysetPage<Ite
 }
 
 describe("pageByKeys", () => {
-  it.each([descending, mixed, byName, byId])(
+  it.each([descending, descendingByKey, mixed, byName, byId])(
     "walks $name in order, every row once, at every page size",
     async (order) => {
       for (const limit of [1, 2, 3, 7, 39, 40, 41]) {
@@ -189,7 +195,9 @@ describe("pageByKeys", () => {
         );
         return rows.map((row) => row.detail).join("; ");
       };
-      expect(await plan(descending)).toContain("USING INDEX keyset_items_order ((rank,at,id)<(?,?,?))");
+      for (const order of [descending, descendingByKey]) {
+        expect(await plan(order)).toContain("USING INDEX keyset_items_order ((rank,at,id)<(?,?,?))");
+      }
     },
   );
 });

@@ -107,17 +107,18 @@ export async function readByKeys<DB, TB extends keyof DB, Row>(
 }
 
 /**
- * Rows strictly after `keys` in `order`. With one direction it is a row-value comparison
- * `(a, b, id) < (?, ?, ?)`, which SQLite and PostgreSQL both turn into one range on an index
- * whose columns follow the keys; mixed directions need the expanded form
- * `a < ? or (a = ? and (b > ? or …))`, which no such index serves as a range.
+ * Rows strictly after `keys` in `order`. When every key runs one way it is a row-value comparison
+ * `(a, b, id) < (?, ?, ?)`, which SQLite and PostgreSQL both read as one range of an index whose
+ * columns follow the keys; mixed directions take the expanded form
+ * `(a < ?) or (a = ? and b > ?) or (a = ? and b = ? and id > ?)`, which is not one range.
  */
 export function afterKeys<Row>(order: KeysetOrder<Row>, keys: KeyValues): Expression<SqlBool> {
   const directions = order.keys.map((key) => key.direction ?? order.direction);
   const refs = order.keys.map((key) => sql.ref(key.column));
   const values = keys.map((value) => sql.val(value));
-  if (directions.every((direction) => direction === order.direction)) {
-    return sql<SqlBool>`(${sql.join(refs)}) ${beyond(order.direction)} (${sql.join(values)})`;
+  const [first] = directions;
+  if (first && directions.every((direction) => direction === first)) {
+    return sql<SqlBool>`(${sql.join(refs)}) ${beyond(first)} (${sql.join(values)})`;
   }
   const branches = refs.map((ref, index) => {
     const ties = refs.slice(0, index).map((tied, before) => sql`${tied} = ${values[before]}`);
