@@ -39,7 +39,8 @@ async function expireOpenSessions(ctx: EngineContext, now: number, limit: number
   const stale = await ctx.db
     .selectFrom("upload_sessions")
     .select(["id", "storage_key", "multipart_upload_id"])
-    .where("state", "=", "open")
+    // Completing too: a claim that lapsed (its process died) leaves the session open.
+    .where("state", "in", ["open", "completing"])
     .where("expires_at", "<=", now)
     .limit(limit)
     .execute();

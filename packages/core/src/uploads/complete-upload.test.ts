@@ -65,6 +65,7 @@ describe("uploads.complete when the process dies or a dependency fails on the wa
 
     // The process that held it is gone: its claim lapses and the retry finishes the upload.
     site.clock.advance(LEASE_LAPSED);
+    site.storage.fault = undefined;
     const media = await site.engine.uploads.complete({ id });
     expect(media).toMatchObject({ type: "media", size: 12, originalName: "notes.bin" });
     expect(await sessionState(site, id)).toBe("completed");

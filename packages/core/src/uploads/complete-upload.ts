@@ -1,6 +1,8 @@
+import type { Insertable } from "kysely";
 import * as z from "zod";
+import type { MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
-import { EngineError, invalidField } from "../errors.js";
+import { conflict, EngineError, invalidField, isEngineError } from "../errors.js";
 import { classifyFileType } from "../files/file-types.js";
 import { inspectStoredFile } from "../files/inspect-file.js";
 import { hashStoredObject } from "../files/stored-file.js";
@@ -9,11 +11,15 @@ import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../media/medi
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
+import type { StoredObject } from "../storage.js";
 import {
-  abandonCompletion,
-  closeSession,
+  type CompletionClaim,
+  claimCompletion,
   discardSessionUploads,
   findOpenSession,
+  finishCompletion,
+  holdClaim,
+  settleClaim,
   type UploadSessionRow,
 } from "./upload-session.js";
 
@@ -38,7 +44,12 @@ type Part = z.output<typeof partInput>;
  * declared image, video or audio type — and reads an image's dimensions when none were given. A
  * file that fails a check is deleted and the session aborted; a request that cannot be read
  * (missing parts, no body sent yet) leaves the session open.
- * @see spec § Uploads (`POST /api/uploads/:id/complete`), § Upload session
+ *
+ * Crash-safe: the session is claimed (`completing`) for the work, and the media record and the
+ * `completed` state are written in one transaction at the end. A store or database failure on the
+ * way leaves the session open with its bytes; a process that dies leaves a claim that lapses, and
+ * a retry completes from the bytes already stored.
+ * @see spec § Uploads (`POST /api/uploads/:id/complete`), § Upload session, docs/media.md
  */
 export const completeUpload = defineOperation({
   id: "uploads.complete",
@@ -49,14 +60,27 @@ export const completeUpload = defineOperation({
     requireStorage(ctx);
     const session = await findOpenSession(ctx, input.id);
     const parts = await checkReadiness(ctx, session, input);
-    await closeSession(ctx, { id: session.id, to: "completed" });
+    const claim = await claimCompletion(ctx, session.id);
+    const hold = holdClaim(ctx, claim);
     try {
-      const row = await finishUpload(ctx, session, input, parts);
-      return toMediaRecord(ctx, row);
+      const row = await prepareMediaRow(ctx, session, input, parts).catch((err: unknown) => {
+        throw isEngineError(err) ? err : storageFailure(ctx, err);
+      });
+      await hold.stop();
+      await commitCompletion(ctx, { claim, row });
+      return toMediaRecord(
+        ctx,
+        await ctx.db.selectFrom("media").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow(),
+      );
     } catch (err) {
-      // A file that failed its checks after the claim: the session ends aborted, its bytes deleted.
-      await abandonCompletion(ctx, session.id);
-      await discardSessionUploads(ctx, session);
+      await hold.stop();
+      if (isEngineError(err) && err.code === "VALIDATION_ERROR") {
+        // The file failed its checks: the session ends aborted, its bytes deleted.
+        if (await settleClaim(ctx, { claim, to: "aborted" })) await discardSessionUploads(ctx, session);
+      } else {
+        // The store or the database failed: the bytes stay, and the client may complete again.
+        await settleClaim(ctx, { claim, to: "open" });
+      }
       throw err;
     }
   },
@@ -103,7 +127,8 @@ async function checkParts(ctx: EngineContext, session: UploadSessionRow, parts: 
   return parts.map((part) => ({ partNumber: part.partNumber, etag: etags.get(part.partNumber) as string }));
 }
 
-async function finishUpload(
+/** Assembles and checks the stored file; returns the media row to insert. Failures of the store are thrown as they are. */
+async function prepareMediaRow(
   ctx: EngineContext,
   session: UploadSessionRow,
   details: MediaDetails,
@@ -111,19 +136,11 @@ async function finishUpload(
 ) {
   const storage = requireStorage(ctx);
   const key = session.storage_key;
-  if (session.transport === "multipartRelay") {
-    const { multipart } = storage;
-    if (!multipart || session.multipart_upload_id === null) {
-      throw new EngineError("CONFIGURATION_ERROR", "The file store no longer offers multipart uploads");
-    }
-    try {
-      await multipart.complete({ key, uploadId: session.multipart_upload_id, parts });
-    } catch (err) {
-      throw storageFailure(ctx, err);
-    }
-  }
-  const head = await storage.head(key);
   const size = Number(session.size);
+  let head = await storage.head(key);
+  if (session.transport === "multipartRelay" && head?.size !== size) {
+    head = await assembleParts(ctx, session, parts);
+  }
   if (!head) throw invalidField("file", "The file has not been uploaded");
   if (head.size !== size)
     throw invalidField("file", `The file has ${head.size} bytes, not the ${size} declared`);
@@ -139,8 +156,7 @@ async function finishUpload(
     field: "file",
     needSize: details.width == null || details.height == null,
   });
-  const now = ctx.clock.now();
-  const row = mediaRowOf(
+  return mediaRowOf(
     {
       mediaId: session.media_id,
       fileType,
@@ -149,15 +165,44 @@ async function finishUpload(
       key,
       posterKey: session.poster_key,
       measured,
-      now,
+      now: ctx.clock.now(),
     },
     details,
   );
+}
+
+/**
+ * Has the store join a multipart relay's parts. An earlier completion that died after this step
+ * left the joined file in place (and no upload to join): the caller finds it and skips this.
+ */
+async function assembleParts(
+  ctx: EngineContext,
+  session: UploadSessionRow,
+  parts: Part[],
+): Promise<StoredObject> {
+  const { multipart } = requireStorage(ctx);
+  if (!multipart || session.multipart_upload_id === null) {
+    throw new EngineError("CONFIGURATION_ERROR", "The file store no longer offers multipart uploads");
+  }
+  return multipart.complete({ key: session.storage_key, uploadId: session.multipart_upload_id, parts });
+}
+
+/**
+ * The media record and the `completed` state, in one transaction: a crash leaves neither. A claim
+ * lost meanwhile (it lapsed and another request took the session) is a 409 and writes nothing.
+ */
+async function commitCompletion(
+  ctx: EngineContext,
+  input: { claim: CompletionClaim; row: Insertable<MediaTable> },
+): Promise<void> {
+  const { claim, row } = input;
   await ctx.db.transaction().execute(async (trx) => {
+    if (!(await finishCompletion(trx, { claim, now: ctx.clock.now() }))) {
+      throw conflict(`Upload ${claim.id} was completed or taken over by another request`);
+    }
     await trx.insertInto("media").values(row).execute();
-    await trx.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
+    await trx.deleteFrom("upload_parts").where("session_id", "=", claim.id).execute();
   });
-  return ctx.db.selectFrom("media").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
 }
 
 function unquote(etag: string): string {

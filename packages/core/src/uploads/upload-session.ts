@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
 import * as z from "zod";
 import type { Database, UploadSessionsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
@@ -10,17 +10,25 @@ import { bytesParam } from "../shared/bytes.js";
 /** A session row as read. */
 export type UploadSessionRow = Selectable<UploadSessionsTable>;
 
-/** States of a session. `expired` is written by cleanup; an open session past its time reads as expired too. */
-export type UploadState = "open" | "completed" | "aborted" | "expired";
+/**
+ * States of a session. `completing` is an open session that a `complete` request has claimed:
+ * while its claim is live (renewed as the completion runs) other requests answer 409; once the
+ * claim lapses (the process died) the session counts as `open` again. `expired` is written by
+ * cleanup; an open session past its time reads as expired too.
+ */
+export type UploadState = "open" | "completing" | "completed" | "aborted" | "expired";
 
 /**
  * The state changes a session may make. A session leaves `open` once, to whichever request (or
- * cleanup) claims it first; a completion that fails after its claim ends `aborted`.
- * @see spec § Upload session
+ * cleanup) claims it first; a completion ends `completed` (in the transaction that inserts the
+ * media record), `aborted` (its file failed a check) or `open` again (a failure of the store or
+ * the database: the bytes stay and the client may retry).
+ * @see spec § Upload session, docs/media.md § Session states and lifetime
  */
 const transitions: Record<UploadState, readonly UploadState[]> = {
-  open: ["completed", "aborted", "expired"],
-  completed: ["aborted"],
+  open: ["completing", "aborted", "expired"],
+  completing: ["completed", "aborted", "open"],
+  completed: [],
   aborted: [],
   expired: [],
 };
@@ -31,6 +39,12 @@ export const sessionLifetimeSeconds = 15 * 60;
 /** How long a finished (completed, aborted, expired) session row is kept before cleanup removes it. */
 export const finishedRetentionSeconds = 24 * 60 * 60;
 
+/**
+ * How long a completion's claim lasts without renewal. A running completion renews it every third
+ * of this; a claim older than this belongs to a process that died, and the session is open again.
+ */
+export const completionLeaseSeconds = 15;
+
 /** The bytes of a request: a Web stream, any async iterable of byte chunks, or bytes; absent is empty. */
 export const bodyParam = bytesParam.optional().transform((value) => value ?? new Uint8Array(0));
 
@@ -38,24 +52,29 @@ export const bodyParam = bytesParam.optional().transform((value) => value ?? new
 export const contentLengthParam = z.number().int().min(0).optional();
 
 /**
- * The session, if the client may still write to or finish it: 404 when unknown, 409 when completed
- * or aborted, 400 when expired. @see spec § Upload session
+ * The session, if the client may still write to or finish it: 404 when unknown, 409 when completed,
+ * aborted or being completed, 400 when expired. @see spec § Upload session
  */
 export async function findOpenSession(ctx: EngineContext, id: string): Promise<UploadSessionRow> {
   const row = await ctx.db.selectFrom("upload_sessions").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) throw notFound("upload session", id);
+  const now = ctx.clock.now();
   if (row.state === "completed") throw conflict(`Upload ${id} is already completed`);
   if (row.state === "aborted") throw conflict(`Upload ${id} was aborted`);
-  if (row.state === "expired" || ctx.clock.now() >= Number(row.expires_at)) {
+  if (row.state === "completing" && Number(row.updated_at) > now - completionLeaseSeconds) {
+    throw conflict(`Upload ${id} is being completed`);
+  }
+  if (row.state === "expired" || now >= Number(row.expires_at)) {
     throw validationError(`Upload ${id} has expired; start a new upload`);
   }
   return row;
 }
 
 /**
- * Records activity on an open session, which keeps it open for another lifetime. A write that
- * began while the session was open counts even when it ends past the lifetime, unless cleanup or
- * another request closed the session meanwhile: then this answers false.
+ * Records activity on an open session, which keeps it open for another lifetime (and ends a
+ * lapsed completion claim). A write that began while the session was open counts even when it
+ * ends past the lifetime, unless cleanup or another request closed the session meanwhile: then
+ * this answers false.
  */
 export async function touchSession(
   db: Kysely<Database>,
@@ -63,9 +82,14 @@ export async function touchSession(
 ): Promise<boolean> {
   const result = await db
     .updateTable("upload_sessions")
-    .set({ ...input.changes, updated_at: input.now, expires_at: input.now + sessionLifetimeSeconds })
+    .set({
+      ...input.changes,
+      state: "open",
+      updated_at: input.now,
+      expires_at: input.now + sessionLifetimeSeconds,
+    })
     .where("id", "=", input.id)
-    .where("state", "=", "open")
+    .where(isOpen(input.now))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -76,17 +100,10 @@ export async function throwClosed(ctx: EngineContext, id: string): Promise<never
   throw conflict(`Upload ${id} is no longer open`);
 }
 
-/**
- * Claims an open session for completion (only within its lifetime) or abortion. When another
- * request or cleanup claimed it first, throws as the session now stands: 409, 400 (expired) or 404.
- */
-export async function closeSession(
-  ctx: EngineContext,
-  input: { id: string; to: "completed" | "aborted" },
-): Promise<void> {
+/** Claims an open session for abortion; when another request or cleanup got there first, throws as it now stands. */
+export async function closeSession(ctx: EngineContext, input: { id: string; to: "aborted" }): Promise<void> {
   const now = ctx.clock.now();
-  const live = input.to === "completed" ? "live" : undefined;
-  if (!(await moveSession(ctx.db, { id: input.id, from: "open", to: input.to, now, expiry: live }))) {
+  if (!(await moveSession(ctx.db, { id: input.id, from: "open", to: input.to, now }))) {
     await throwClosed(ctx, input.id);
   }
 }
@@ -99,42 +116,157 @@ export async function expireSession(
   return moveSession(db, { id: input.id, from: "open", to: "expired", now: input.now, expiry: "past" });
 }
 
-/** A completion that failed after its claim: the session ends `aborted` (a failure to say so is logged). */
-export async function abandonCompletion(ctx: EngineContext, id: string): Promise<void> {
+/** A completion's hold on its session: the session's id and the time its claim was last renewed. */
+export interface CompletionClaim {
+  id: string;
+  at: number;
+}
+
+/**
+ * Claims an open session (within its lifetime) for completion; the claim counts as activity. When
+ * another request or cleanup claimed it first, throws as the session now stands: 409, 400 or 404.
+ */
+export async function claimCompletion(ctx: EngineContext, id: string): Promise<CompletionClaim> {
+  const now = ctx.clock.now();
+  const claimed = await moveSession(ctx.db, {
+    id,
+    from: "open",
+    to: "completing",
+    now,
+    expiry: "live",
+    expiresAt: now + sessionLifetimeSeconds,
+  });
+  if (!claimed) await throwClosed(ctx, id);
+  return { id, at: now };
+}
+
+/**
+ * Keeps a claim live while a completion runs: renews it every third of the lease. Call `stop()`
+ * before the claim's final change, which must see the last renewal.
+ */
+export function holdClaim(ctx: EngineContext, claim: CompletionClaim): { stop(): Promise<void> } {
+  let pending: Promise<unknown> = Promise.resolve();
+  const renew = async () => {
+    const now = ctx.clock.now();
+    if (now === claim.at) return;
+    const renewed = await moveSession(ctx.db, {
+      id: claim.id,
+      from: "completing",
+      to: "completing",
+      claim,
+      now,
+    });
+    if (renewed) claim.at = now;
+  };
+  const timer = setInterval(
+    () => {
+      pending = pending.then(renew).catch((err: unknown) => {
+        ctx.logger.warn("could not renew an upload's completion claim", { id: claim.id, error: String(err) });
+      });
+    },
+    (completionLeaseSeconds * 1000) / 3,
+  );
+  (timer as { unref?: () => void }).unref?.();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await pending;
+    },
+  };
+}
+
+/**
+ * The last step of a completion, inside the transaction that inserts the media record: the claimed
+ * session becomes `completed`. False when the claim was lost (it lapsed and another request took
+ * the session): the caller rolls back.
+ */
+export async function finishCompletion(
+  db: Kysely<Database>,
+  input: { claim: CompletionClaim; now: number },
+): Promise<boolean> {
+  return moveSession(db, {
+    id: input.claim.id,
+    from: "completing",
+    to: "completed",
+    claim: input.claim,
+    now: input.now,
+  });
+}
+
+/**
+ * Ends a claim that could not complete: `aborted` when the file failed a check (true when this call
+ * did it, so the caller deletes the bytes), or `open` again with the bytes kept when the store or
+ * the database failed. Nothing happens when the claim was lost meanwhile; a failure to write is logged.
+ */
+export async function settleClaim(
+  ctx: EngineContext,
+  input: { claim: CompletionClaim; to: "aborted" | "open" },
+): Promise<boolean> {
   try {
-    await moveSession(ctx.db, { id, from: "completed", to: "aborted", now: ctx.clock.now() });
+    return await moveSession(ctx.db, {
+      id: input.claim.id,
+      from: "completing",
+      to: input.to,
+      claim: input.claim,
+      now: ctx.clock.now(),
+    });
   } catch (err) {
-    ctx.logger.warn("could not mark an upload aborted", { id, error: String(err) });
+    ctx.logger.warn("could not settle an upload's completion claim", {
+      id: input.claim.id,
+      error: String(err),
+    });
+    return false;
   }
 }
 
 /**
- * Moves a session `from` → `to` in one conditional UPDATE (`WHERE state = from`, and with `expiry`
- * before or past `expires_at`): true when this call made the change, false when the session had
- * already left `from`.
+ * Moves a session `from` → `to` in one conditional UPDATE: true when this call made the change,
+ * false when the session had already left `from`. From `open`, a `completing` session whose claim
+ * lapsed counts as open; from `completing`, only the holder of `claim` moves it. `expiry` requires
+ * the session's lifetime to be live or past.
  */
 async function moveSession(
   db: Kysely<Database>,
   input: {
     id: string;
-    from: UploadState;
+    from: "open" | "completing";
     to: UploadState;
     now: number;
+    claim?: CompletionClaim | undefined;
     expiry?: "live" | "past" | undefined;
+    expiresAt?: number | undefined;
   },
 ): Promise<boolean> {
-  if (!transitions[input.from].includes(input.to)) {
-    throw new Error(`An upload session cannot go from ${input.from} to ${input.to}`);
+  const { from, to, now } = input;
+  if (!(transitions[from].includes(to) || (from === "completing" && to === "completing"))) {
+    throw new Error(`An upload session cannot go from ${from} to ${to}`);
   }
   let update = db
     .updateTable("upload_sessions")
-    .set({ state: input.to, updated_at: input.now })
-    .where("id", "=", input.id)
-    .where("state", "=", input.from);
-  if (input.expiry === "live") update = update.where("expires_at", ">", input.now);
-  if (input.expiry === "past") update = update.where("expires_at", "<=", input.now);
+    .set({
+      state: to,
+      updated_at: now,
+      ...(input.expiresAt === undefined ? {} : { expires_at: input.expiresAt }),
+    })
+    .where("id", "=", input.id);
+  if (from === "open") update = update.where(isOpen(now));
+  else {
+    if (!input.claim) throw new Error("Only the holder of a claim moves a completing session");
+    update = update.where("state", "=", "completing").where("updated_at", "=", input.claim.at);
+  }
+  if (input.expiry === "live") update = update.where("expires_at", ">", now);
+  if (input.expiry === "past") update = update.where("expires_at", "<=", now);
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Open, or being completed under a claim that lapsed (its process died): open either way. */
+function isOpen(now: number) {
+  return (eb: ExpressionBuilder<Database, "upload_sessions">) =>
+    eb.or([
+      eb("state", "=", "open"),
+      eb.and([eb("state", "=", "completing"), eb("updated_at", "<=", now - completionLeaseSeconds)]),
+    ]);
 }
 
 /**
@@ -155,8 +287,8 @@ export async function discardSessionUploads(
 }
 
 /**
- * A write that finished after its session was aborted or expired: its bytes are deleted. (After a
- * completion they are the media file's, and stay.)
+ * A write that finished after its session was aborted or expired: its bytes are deleted. (When the
+ * session is completed or being completed they are the media file's, and stay.)
  */
 export async function forgetLateWrite(ctx: EngineContext, id: string, keys: string[]): Promise<void> {
   const row = await ctx.db
@@ -164,7 +296,7 @@ export async function forgetLateWrite(ctx: EngineContext, id: string, keys: stri
     .select("state")
     .where("id", "=", id)
     .executeTakeFirst();
-  if (row?.state !== "completed") await deleteStoredKeys(ctx, keys);
+  if (row?.state !== "completed" && row?.state !== "completing") await deleteStoredKeys(ctx, keys);
 }
 
 /** Aborts a session's multipart upload, logging (never throwing) a failure. */
