@@ -14,9 +14,9 @@ export function inputFromText(schema: z.ZodType, fields: [string, string][]): Re
   for (const [name, value] of fields) grouped.set(name, [...(grouped.get(name) ?? []), value]);
   const input: Record<string, unknown> = {};
   for (const [name, values] of grouped) {
-    const field = shape?.[name];
+    const field = fieldOf(shape, name);
     if (name === "include" && shape && !field) {
-      for (const flag of splitList(values)) if (isBoolean(shape[flag])) input[flag] = true;
+      for (const flag of splitList(values)) if (isBoolean(fieldOf(shape, flag))) input[flag] = true;
     } else if (field) {
       input[name] = fromText(field, values);
     } else {
@@ -82,6 +82,11 @@ function isBoolean(schema: z.ZodType | undefined): boolean {
   if (def.type === "boolean") return true;
   const inner = (def.innerType ?? def.in) as z.ZodType | undefined;
   return inner !== undefined && isBoolean(inner);
+}
+
+/** A field of the shape by name; never one of `Object.prototype`'s members (`constructor`, `toString`). */
+function fieldOf(shape: Record<string, z.ZodType> | undefined, name: string): z.ZodType | undefined {
+  return shape && Object.hasOwn(shape, name) ? shape[name] : undefined;
 }
 
 /** The fields of an object schema (through optional, pipe and the like), or undefined. */

@@ -5,20 +5,23 @@ import type { FileType } from "../files/file-types.js";
 import type { ImageSize } from "../files/image-size.js";
 import { normalizeAlt } from "../files/media-rows.js";
 
+/** The largest `integer` column value (PostgreSQL's is 32-bit); a larger count is a 400, not a driver error. */
+const maxInt32 = 2_147_483_647;
+
 /**
  * What a client may say about a file besides its bytes, on `complete` and on the one-shot upload.
  * Each defaults to null.
  * @see spec § Uploads, § Limits
  */
 export const mediaDetailsFields = {
-  width: z.number().int().positive().nullable().optional(),
-  height: z.number().int().positive().nullable().optional(),
+  width: z.number().int().positive().max(maxInt32).nullable().optional(),
+  height: z.number().int().positive().max(maxInt32).nullable().optional(),
   durationSeconds: z.number().min(0).max(1e9).nullable().optional(),
   alt: z.string().max(500).nullable().optional(),
   blurhash: z.string().max(200).nullable().optional(),
   waveform: z.string().max(2000).nullable().optional(),
   summary: z.string().max(500).nullable().optional(),
-  chars: z.number().int().min(0).nullable().optional(),
+  chars: z.number().int().min(0).max(maxInt32).nullable().optional(),
 };
 
 /** The parsed details. */

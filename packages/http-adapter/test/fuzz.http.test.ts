@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { openFuzzSite } from "./fuzz/fuzz-site.js";
+import { type FuzzReport, runFuzz } from "./fuzz/run-fuzz.js";
+import { createTestSite, expectError } from "./helpers.js";
+import { createFsMediaSite, formBody, pngFile } from "./uploads-fixtures.js";
+
+/**
+ * Bad-input fuzzing of every route (docs/fuzzing.md): requests generated from each operation's
+ * schema and from mutations of valid ones, with wrong methods, unknown paths and odd bytes. A short
+ * run here, on whichever database the suite runs on; `pnpm fuzz` is the long run.
+ */
+const requests = Number(process.env.QUIRE_FUZZ_REQUESTS ?? 1_500);
+const seed = Number(process.env.QUIRE_FUZZ_SEED ?? 20_240_601);
+
+describe("fuzzing every route", () => {
+  it(`answers ${requests} generated requests without a 5xx, off-shape error or changed store`, async () => {
+    const site = await openFuzzSite();
+    let report: FuzzReport;
+    try {
+      report = await runFuzz(site, { requests, seed, maxProblems: 10 });
+    } finally {
+      await site.close();
+    }
+    const problems = report.problems.map(
+      (problem) =>
+        `${problem.kind}: ${problem.detail}\n  ${problem.request.label}\n  ${problem.request.method} ${problem.request.url.slice(0, 300)}` +
+        `${problem.request.body ? `\n  body ${new TextDecoder().decode(problem.request.body.slice(0, 300))}` : ""}` +
+        `${problem.status ? `\n  → ${problem.status} ${problem.body}` : ""}`,
+    );
+    expect(problems).toEqual([]);
+    expect(report.serverErrors).toBe(0);
+    // The run reached past validation: successes and each kind of refusal occurred.
+    expect(Object.keys(report.byStatus)).toEqual(expect.arrayContaining(["200", "201", "400", "401", "404"]));
+  }, 120_000);
+});
+
+/** Each bug the fuzzer found, pinned by a request that failed before its fix. */
+describe("found by fuzzing", () => {
+  it("reads query and form fields named like Object.prototype members as unknown fields (was a 500)", async () => {
+    const s = await createTestSite();
+    const post = await s.engine.posts.create({ format: "note", title: "Hello" });
+    for (const query of [
+      "constructor=1",
+      "toString=x",
+      "__proto__=1",
+      "hasOwnProperty=",
+      "include=constructor,fold",
+    ]) {
+      expect((await s.call("GET", `/api/threads?${query}`)).status, query).toBe(200);
+      expect((await s.call("GET", `/api/public/posts/${post.slug}?${query}`)).status, query).toBe(200);
+      expect((await s.call("GET", `/api/posts/${post.id}?${query}`)).status, query).toBe(200);
+    }
+  });
+
+  it("refuses media details past a 32-bit integer on both databases (PostgreSQL answered 500)", async () => {
+    const site = await createFsMediaSite();
+    const file = pngFile(4, 4, 600);
+    // A width or height is kept only with the other (else both are measured from the image).
+    const tooLarge = {
+      width: { width: 2 ** 31, height: 1 },
+      height: { width: 1, height: 2 ** 31 },
+      chars: { chars: 2 ** 31 },
+    };
+    for (const [field, details] of Object.entries(tooLarge)) {
+      const form = formBody([
+        ...Object.entries(details).map(([name, value]) => ({ name, value: String(value) })),
+        { name: "file", filename: "a.png", type: "image/png", data: file },
+      ]);
+      const res = await site.send("POST", "/api/upload", form.body, { "content-type": form.contentType });
+      expectError(res, 400, "VALIDATION_ERROR", field);
+      expect(res.body.details.fieldErrors[field], field).toBeDefined();
+    }
+    const init = await site.call("POST", "/api/uploads/init", {
+      filename: "a.png",
+      contentType: "image/png",
+      size: file.length,
+    });
+    const id = init.body.id as string;
+    expect((await site.send("PUT", `/api/uploads/${id}/body`, file)).status).toBe(204);
+    expectError(
+      await site.call("POST", `/api/uploads/${id}/complete`, { width: 2 ** 31, height: 1 }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    // Refused before the session was claimed: it completes with readable details.
+    const done = await site.call("POST", `/api/uploads/${id}/complete`, {
+      width: 2 ** 31 - 1,
+      height: 1,
+      chars: 2 ** 31 - 1,
+    });
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ width: 2 ** 31 - 1, height: 1 });
+    expect(await site.storedKeys()).toHaveLength(1);
+  });
+});
