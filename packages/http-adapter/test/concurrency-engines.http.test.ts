@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { createEngine, fixedClock, sequentialIds } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
 import { createFsStorage } from "@quire/storage-fs";
@@ -12,11 +14,13 @@ import { formBody, pngFile } from "./uploads-fixtures.js";
 
 /**
  * Two engines, each with its own handler and its own connections, on one database: one SQLite
- * file (as two server processes would share it) or one PostgreSQL schema. Requests alternate
- * between them; afterwards the invariants of concurrency-invariants.ts must hold.
+ * file or one PostgreSQL schema. First in one process, with requests alternating between them;
+ * then with writers in two other processes (concurrency-writer.ts), as servers sharing a database
+ * would run. Afterwards the invariants of concurrency-invariants.ts must hold.
  * @see docs/reliability.md
  */
 const t0 = 1_700_000_000;
+type Answer = { status: number; id: string | null; code: string | null };
 type Send = (
   method: string,
   url: string,
@@ -133,3 +137,77 @@ it("two engines on one database keep figures, addresses, attachments and uploads
   expect.soft((await a("GET", `/api/posts/${root.id}`)).body.threadPostCount).toBe(31);
   await checkInvariants(db);
 });
+
+it("engines in other processes write to the same database at the same time", async () => {
+  const first = await createTestEngine({ now: t0, poolSize: 8 });
+  onTestFinished(first.cleanup);
+  const handler = createHandler(first.engine, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1" });
+  const post = async (body: object): Promise<Answer> => {
+    const response = await handler(
+      new Request("http://localhost/api/posts", {
+        method: "POST",
+        headers: { authorization: "Bearer dev-token" },
+        body: JSON.stringify({ format: "note", ...body }),
+      }),
+    );
+    const answer = await response.json();
+    return { status: response.status, id: answer.id ?? null, code: answer.code ?? null };
+  };
+  const root = await post({ title: "Shared" });
+  // IDs of each process far apart, with different low digits (the generated-slug fallback uses them).
+  const others = [2 ** 40 + 7_777, 2 ** 41 + 3_333].map((idStart) =>
+    writerProcess({ ...first.location, rootId: root.id, replies: 20, creates: 8, idStart, now: t0 }),
+  );
+  await Promise.all(others.map((other) => other.ready));
+  for (const other of others) other.go();
+  const here = Promise.all([
+    ...Array.from({ length: 20 }, (_, i) =>
+      post({ replyToId: root.id, bodyMarkdown: `near ${i}`, publishedAt: t0 + 100 + i }),
+    ),
+    ...Array.from({ length: 8 }, () => post({ title: "Twice told" })),
+  ]);
+  const answers = (await Promise.all([here, ...others.map((other) => other.done)])).flat();
+
+  expect
+    .soft(statusCounts(answers), JSON.stringify(answers.filter((answer) => answer.status !== 201)))
+    .toEqual({ 201: 84 });
+  expect.soft((await post({ title: "After" })).status).toBe(201);
+  const stored = await first.engine.posts.get({ id: root.id as string });
+  expect.soft(stored.threadPostCount).toBe(61);
+  await checkInvariants(first.engine.context.db);
+});
+
+/**
+ * Starts concurrency-writer.ts in a new process; it opens the database and says it is ready, then
+ * writes on `go()`. `done` is its answers.
+ */
+function writerProcess(input: object): { ready: Promise<void>; go: () => void; done: Promise<Answer[]> } {
+  const writer = fileURLToPath(new URL("./concurrency-writer.ts", import.meta.url));
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", writer, JSON.stringify(input)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  onTestFinished(() => {
+    child.kill();
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      if (out.startsWith("ready\n")) resolve();
+    });
+  });
+  const done = new Promise<Answer[]>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.slice("ready\n".length)))
+        : reject(new Error(`writer exited with ${code}`)),
+    );
+  });
+  return { ready, go: () => child.stdin.write("go\n"), done };
+}

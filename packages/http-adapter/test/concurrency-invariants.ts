@@ -1,7 +1,6 @@
 import type { Database } from "@quire/core";
 import type { Kysely } from "kysely";
 import { expect } from "vitest";
-import type { TestResponse } from "./helpers.js";
 
 /**
  * What must hold in the database after any set of concurrent writes, whichever order they ran in:
@@ -162,7 +161,7 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
 }
 
 /** Answers counted by status, e.g. `{ 201: 49, 409: 1 }`, for assertions that print the mix. */
-export function statusCounts(responses: TestResponse[]): Record<number, number> {
+export function statusCounts(responses: { status: number }[]): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const response of responses) counts[response.status] = (counts[response.status] ?? 0) + 1;
   return counts;

@@ -64,7 +64,7 @@ describe("concurrent writers", () => {
     const writes: { kind: string; id?: string; send: () => Promise<TestResponse> }[] = [];
     for (const root of roots) {
       const replies = earlier.get(root.id) ?? [];
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 30; i++) {
         const draft = i % 5 === 2;
         // Some replies answer a reply that is being deleted meanwhile: 201 (moved up) or 404.
         const parent = i % 8 === 3 ? (replies[i % 4] as string) : root.id;

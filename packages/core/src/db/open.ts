@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import type { Database } from "./schema.js";
+import { FileSqliteDialect } from "./sqlite-dialect.js";
 
 /** Options for {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -14,7 +15,8 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens a Kysely database for a SQLite file (better-sqlite3: WAL, busy timeout, foreign keys on)
+ * Opens a Kysely database for a SQLite file (better-sqlite3: WAL, busy timeout, foreign keys on;
+ * transactions take the write lock at their start, see {@link FileSqliteDialect})
  * or a PostgreSQL URL (node-postgres; integer columns read as numbers). The drivers are optional
  * peer dependencies loaded on demand, so core stays loadable where neither exists.
  */
@@ -30,7 +32,7 @@ async function openSqlite(url: string): Promise<Kysely<Database>> {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new FileSqliteDialect({ database: sqlite, file: filename }) });
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Database>> {

@@ -15,13 +15,20 @@ export function testDatabaseKind(): "sqlite" | "postgres" {
   return process.env.QUIRE_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
 }
 
+/** Where a test database lives: what `openDatabase` takes to open it again. */
+export interface TestDatabaseLocation {
+  url: string;
+  schema?: string;
+}
+
 /**
  * A fresh database: a temp SQLite file, or a new schema on the test PostgreSQL server (a pool of
  * `poolSize` connections, default 4). `reopen` opens another handle on the same database, as a
- * second process would (the caller closes it).
+ * second process would (the caller closes it); `location` lets another process open it.
  */
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<{
   db: Kysely<Database>;
+  location: TestDatabaseLocation;
   reopen: () => Promise<Kysely<Database>>;
   cleanup: () => Promise<void>;
 }> {
@@ -33,6 +40,7 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
     const db = await reopen();
     return {
       db,
+      location: { url, schema },
       reopen,
       cleanup: async () => {
         await db.destroy();
@@ -43,10 +51,12 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
     };
   }
   const dir = mkdtempSync(join(tmpdir(), "quire-test-"));
-  const reopen = () => openDatabase({ url: join(dir, "quire.db") });
+  const file = join(dir, "quire.db");
+  const reopen = () => openDatabase({ url: file });
   const db = await reopen();
   return {
     db,
+    location: { url: file },
     reopen,
     cleanup: async () => {
       await db.destroy();
@@ -71,9 +81,11 @@ export async function createTestEngine(
   clock: ReturnType<typeof fixedClock>;
   /** Another handle on the engine's database, for a second engine; the caller closes it. */
   reopen: () => Promise<Kysely<Database>>;
+  /** Where the database lives, for an engine in another process. */
+  location: TestDatabaseLocation;
   cleanup: () => Promise<void>;
 }> {
-  const { db, reopen, cleanup } = await openTestDatabase({ poolSize: options.poolSize });
+  const { db, location, reopen, cleanup } = await openTestDatabase({ poolSize: options.poolSize });
   const clock = fixedClock(options.now);
   const engine = createEngine({
     db,
@@ -85,5 +97,5 @@ export async function createTestEngine(
     links: options.links,
   });
   await engine.migrate();
-  return { engine, clock, reopen, cleanup };
+  return { engine, clock, reopen, location, cleanup };
 }

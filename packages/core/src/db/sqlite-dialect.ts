@@ -1,0 +1,100 @@
+import { resolve } from "node:path";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDialectConfig,
+} from "kysely";
+
+/**
+ * Kysely's SQLite dialect for a database file that several engines may write at once (two server
+ * processes, or two engines in one process):
+ * - every transaction begins IMMEDIATE: it takes the file's write lock at its start, waiting for it
+ *   up to `busy_timeout`. A deferred transaction that read first cannot upgrade to a writer once
+ *   another connection has written; WAL answers `SQLITE_BUSY` at once, whatever the timeout.
+ * - connections to one file in one process take turns. better-sqlite3 waits for a lock
+ *   synchronously, so a connection waiting for another of the same process would block the event
+ *   loop its holder needs to finish.
+ * @see docs/reliability.md
+ */
+export class FileSqliteDialect extends SqliteDialect {
+  readonly #file: string | undefined;
+
+  constructor(config: SqliteDialectConfig & { file: string }) {
+    super(config);
+    this.#file = config.file === ":memory:" || config.file === "" ? undefined : resolve(config.file);
+  }
+
+  override createDriver(): Driver {
+    const inner = super.createDriver();
+    const file = this.#file;
+    const released = new WeakMap<DatabaseConnection, () => void>();
+    return {
+      init: () => inner.init(),
+      acquireConnection: async () => {
+        const release = file === undefined ? () => {} : await takeTurn(file);
+        try {
+          const connection = await inner.acquireConnection();
+          released.set(connection, release);
+          return connection;
+        } catch (err) {
+          release();
+          throw err;
+        }
+      },
+      beginTransaction: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      },
+      commitTransaction: (connection) => inner.commitTransaction(connection),
+      rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
+      savepoint: (connection, name, compile) =>
+        callOptional(inner.savepoint, inner, connection, name, compile),
+      rollbackToSavepoint: (connection, name, compile) =>
+        callOptional(inner.rollbackToSavepoint, inner, connection, name, compile),
+      releaseSavepoint: (connection, name, compile) =>
+        callOptional(inner.releaseSavepoint, inner, connection, name, compile),
+      releaseConnection: async (connection) => {
+        try {
+          await inner.releaseConnection(connection);
+        } finally {
+          released.get(connection)?.();
+          released.delete(connection);
+        }
+      },
+      destroy: () => inner.destroy(),
+    };
+  }
+}
+
+type SavepointMethod = Driver["savepoint"];
+
+async function callOptional(
+  method: SavepointMethod,
+  inner: Driver,
+  ...args: Parameters<NonNullable<SavepointMethod>>
+): Promise<void> {
+  if (!method) throw new Error("The SQLite driver has no savepoints");
+  await method.apply(inner, args);
+}
+
+/** Each database file's queue in this process: its last turn and how many turns are taken or waiting. */
+const queues = new Map<string, { tail: Promise<void>; turns: number }>();
+
+/** Waits for the file's turn in this process; call the returned function to pass it on. */
+async function takeTurn(file: string): Promise<() => void> {
+  const queue = queues.get(file) ?? { tail: Promise.resolve(), turns: 0 };
+  queues.set(file, queue);
+  const before = queue.tail;
+  let pass = () => {};
+  queue.tail = new Promise<void>((resolve) => {
+    pass = resolve;
+  });
+  queue.turns++;
+  await before;
+  return () => {
+    queue.turns--;
+    if (queue.turns === 0) queues.delete(file);
+    pass();
+  };
+}
