@@ -78,8 +78,9 @@ export async function prepareAttachments(
 
 /**
  * Makes `prepared` the post's attachments, in order: new text attachments are inserted, media
- * items are attached (409 when another post holds one), and former attachments not in the list
- * are deleted. Returns the storage keys to delete once the transaction commits, and the kinds kept.
+ * items are claimed (404 when unknown, 409 when another post holds one), and former attachments
+ * not in the list are deleted. Returns the storage keys to delete once the transaction commits,
+ * and the kinds kept. Run it under the post's Thread lock (posts/thread-lock.ts).
  * @see spec § PUT /api/posts/:id rule 2
  */
 export async function replaceAttachments(
@@ -87,8 +88,10 @@ export async function replaceAttachments(
   input: { postId: string; prepared: PreparedAttachment[]; now: number },
 ): Promise<{ removedKeys: string[]; kinds: string[] }> {
   const existing = await db.selectFrom("media").selectAll().where("post_id", "=", input.postId).execute();
-  const referenced = await loadReferencedMedia(db, input.prepared);
-  const kept = new Set<string>();
+  const mediaIds = input.prepared.flatMap((item) => ("mediaId" in item ? [item.mediaId] : []));
+  const twice = mediaIds.find((id, index) => mediaIds.indexOf(id) !== index);
+  if (twice !== undefined) throw invalidField("attachments", `Media ${twice} is listed twice`);
+  const kindOf = await claimMedia(db, { postId: input.postId, mediaIds });
   const kinds: string[] = [];
   for (const [position, item] of input.prepared.entries()) {
     if ("row" in item) {
@@ -99,29 +102,52 @@ export async function replaceAttachments(
       kinds.push("text");
       continue;
     }
-    const media = referenced.get(item.mediaId);
-    if (!media) throw notFound("media", item.mediaId);
-    if (media.post_id !== null && media.post_id !== input.postId) {
-      throw conflict(`Media ${item.mediaId} is already attached to another post`);
-    }
-    if (kept.has(item.mediaId)) throw invalidField("attachments", `Media ${item.mediaId} is listed twice`);
-    kept.add(item.mediaId);
-    kinds.push(media.media_kind);
+    kinds.push(kindOf.get(item.mediaId) as string);
     await db
       .updateTable("media")
       .set({
-        post_id: input.postId,
         position,
         ...(item.alt === undefined ? {} : { alt: normalizeAlt(item.alt), updated_at: input.now }),
       })
       .where("id", "=", item.mediaId)
       .execute();
   }
+  const kept = new Set(mediaIds);
   const removedKeys = await deleteMediaRows(
     db,
     existing.filter((row) => !kept.has(row.id)),
   );
   return { removedKeys, kinds };
+}
+
+/**
+ * Attaches each media item to the post unless another post holds it: one conditional UPDATE per
+ * item (`WHERE post_id IS NULL OR post_id = the post`), so of two posts claiming one item at once
+ * exactly one wins and the other sees the winner's row. Items are claimed in ID order, so two
+ * posts claiming the same items in different orders cannot deadlock. Returns each item's kind.
+ */
+async function claimMedia(
+  db: Kysely<Database>,
+  input: { postId: string; mediaIds: string[] },
+): Promise<Map<string, string>> {
+  const kinds = new Map<string, string>();
+  for (const mediaId of [...input.mediaIds].sort()) {
+    const claimed = await db
+      .updateTable("media")
+      .set({ post_id: input.postId })
+      .where("id", "=", mediaId)
+      .where((eb) => eb.or([eb("post_id", "is", null), eb("post_id", "=", input.postId)]))
+      .returning("media_kind")
+      .executeTakeFirst();
+    if (claimed) {
+      kinds.set(mediaId, claimed.media_kind);
+      continue;
+    }
+    const held = await db.selectFrom("media").select("id").where("id", "=", mediaId).executeTakeFirst();
+    if (!held) throw notFound("media", mediaId);
+    throw conflict(`Media ${mediaId} is already attached to another post`);
+  }
+  return kinds;
 }
 
 /**
@@ -140,11 +166,4 @@ export async function closeAttachmentRanks(db: Kysely<Database>, postId: string)
     await db.updateTable("media").set({ position }).where("id", "=", media.id).execute();
   }
   return rest.map((media) => media.media_kind);
-}
-
-async function loadReferencedMedia(db: Kysely<Database>, prepared: PreparedAttachment[]) {
-  const ids = prepared.flatMap((item) => ("mediaId" in item ? [item.mediaId] : []));
-  const rows =
-    ids.length === 0 ? [] : await db.selectFrom("media").selectAll().where("id", "in", ids).execute();
-  return new Map(rows.map((row) => [row.id, row]));
 }
