@@ -9,14 +9,20 @@ export type AliasTargetType = "post" | "collection";
 
 /**
  * Stores `path` (with its leading slash) as a custom URL alias of a target, claiming the address
- * first: a taken path is CONFLICT. Run it inside the target's write transaction.
+ * first: a reserved path is 400 naming `field`, a taken one CONFLICT. Run it inside the target's
+ * write transaction.
  */
 export async function addAlias(
-  ctx: Pick<EngineContext, "db" | "dialect" | "ids">,
-  input: { path: string; targetType: AliasTargetType; targetId: string; now: number },
+  ctx: Pick<EngineContext, "db" | "ids">,
+  input: { path: string; targetType: AliasTargetType; targetId: string; now: number; field: string },
 ): Promise<void> {
   const id = ctx.ids.generate("pth");
-  await claimAddress(ctx, { path: input.path.slice(1), ownerType: "custom_url", ownerId: id });
+  await claimAddress(ctx, {
+    path: input.path.slice(1),
+    ownerType: "custom_url",
+    ownerId: id,
+    field: input.field,
+  });
   await ctx.db
     .insertInto("custom_urls")
     .values({

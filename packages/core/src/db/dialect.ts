@@ -23,6 +23,14 @@ export interface Dialect {
    * SQLite creates it, then takes its one write lock with a write to it.
    */
   lockMigrations(trx: Kysely<any>, journal: { name: string; create(): Promise<void> }): Promise<void>;
+  /**
+   * Locks one row for the rest of the transaction `trx`, so writers that change what the row
+   * summarises queue behind each other and each reads what the one before committed. PostgreSQL
+   * reads the row `FOR UPDATE`; SQLite has nothing to do, since a write transaction holds the
+   * file's one write lock from its first statement (see db/sqlite-dialect.ts) and WAL refuses a
+   * stale one (`SQLITE_BUSY`) rather than let it write. A missing row locks nothing.
+   */
+  lockRow(trx: Kysely<any>, row: { table: string; id: string }): Promise<void>;
 }
 
 const sqlite: Dialect = {
@@ -33,6 +41,7 @@ const sqlite: Dialect = {
     await journal.create();
     await trx.deleteFrom(journal.name).where("name", "=", "").execute();
   },
+  lockRow: async () => {},
 };
 
 const postgres: Dialect = {
@@ -41,6 +50,9 @@ const postgres: Dialect = {
   lockMigrations: async (trx, journal) => {
     await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ${journal.name}))`.execute(trx);
     await journal.create();
+  },
+  lockRow: async (trx, row) => {
+    await trx.selectFrom(row.table).select("id").where("id", "=", row.id).forUpdate().execute();
   },
 };
 

@@ -5,6 +5,7 @@ import { deleteMediaRows } from "../files/media-rows.js";
 import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { storeRootMediaKinds } from "../posts/thread-figures.js";
+import { lockThreadOf } from "../posts/thread-lock.js";
 import { typeId } from "../shared/type-id.js";
 
 /**
@@ -21,7 +22,16 @@ export const deleteMedia = defineOperation({
   run: async (ctx, input) => {
     requireStorage(ctx);
     const keys = await ctx.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("media").selectAll().where("id", "=", input.id).executeTakeFirst();
+      const read = () => trx.selectFrom("media").selectAll().where("id", "=", input.id).executeTakeFirst();
+      // An attached item changes its post's attachments: lock that Thread first, then read again.
+      const attachedTo = (await read())?.post_id;
+      if (attachedTo) await lockThreadOf({ ...ctx, db: trx }, attachedTo);
+      let row = await read();
+      if (row?.post_id && row.post_id !== attachedTo) {
+        // Attached meanwhile (it was free at the first read, so no other Thread is locked yet).
+        await lockThreadOf({ ...ctx, db: trx }, row.post_id);
+        row = await read();
+      }
       if (!row) throw notFound("media", input.id);
       const keys = await deleteMediaRows(trx, [row]);
       if (row.post_id !== null) {

@@ -144,6 +144,25 @@ describe("posts.create", () => {
     expect(await codeOf(engine.posts.create({ format: "note", path: "a/../b" }))).toBe("VALIDATION_ERROR");
   });
 
+  it("refuses a path or slug under a reserved prefix, naming the field, and stores nothing", async () => {
+    const refused = async (input: { slug?: string; path?: string }, field: string) => {
+      const error = await engine.posts
+        .create({ format: "note", title: "Shadowed", ...input })
+        .catch((err) => err);
+      expect(error, JSON.stringify(input)).toBeInstanceOf(EngineError);
+      expect(error.code).toBe("VALIDATION_ERROR");
+      expect(Object.keys(error.details?.fieldErrors ?? {}), JSON.stringify(input)).toEqual([field]);
+    };
+    for (const path of ["api/posts", "media/photo.png", "healthz", "readyz/now", "api", "feed/rss.xml"]) {
+      await refused({ path }, "path");
+    }
+    for (const slug of ["api", "media", "healthz", "readyz"]) await refused({ slug }, "slug");
+    expect((await engine.posts.list({})).posts).toEqual([]);
+    // A reserved word inside a segment, or a later segment, is an ordinary address.
+    expect((await engine.posts.create({ format: "note", path: "api-notes" })).slug).toBe("api-notes");
+    expect((await engine.posts.create({ format: "note", path: "notes/api" })).slug).toBe("notes-api");
+  });
+
   it("generates distinct slugs for equal titles", async () => {
     const a = await engine.posts.create({ format: "note", title: "Same Title" });
     const b = await engine.posts.create({ format: "note", title: "Same Title" });

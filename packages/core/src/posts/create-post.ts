@@ -4,19 +4,19 @@ import {
   replaceAttachments,
 } from "../attachments/save-attachments.js";
 import { checkCollectionInput, setThreadCollections } from "../collections/memberships.js";
-import { claimAddress } from "../custom-urls/addresses.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
-import { deriveDisplayTitle, renderBodyInput, resolveNewSlug } from "./post-content.js";
-import { findPost } from "./post-query.js";
+import { claimNewSlug, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { findPost, type PostRow } from "./post-query.js";
 import { checkExclusiveFields, checkFormatFields, checkPublishedAt, checkReplyFields } from "./post-rules.js";
 import { type CreatePostInput, createPostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
+import { lockThreadOf } from "./thread-lock.js";
 
 /**
  * Creates a post: a Thread root, or a reply when `replyToId` is set. 201 with the full post.
@@ -55,8 +55,8 @@ async function insertPost(
   const { db, clock, ids } = ctx;
   const now = clock.now();
   const id = ids.generate("pst");
-  const parent = input.replyToId ? await findPost(db, input.replyToId) : undefined;
-  if (input.replyToId && !parent) throw notFound("post", input.replyToId);
+  // A reply locks its Thread before reading its parent, which may be deleted meanwhile.
+  const parent = input.replyToId ? await findParent(ctx, input.replyToId) : undefined;
   if (parent) checkReplyFields(input, { kind: "create", threadVisibility: parent.root_visibility });
   else await checkCollectionInput(db, input);
 
@@ -70,15 +70,13 @@ async function insertPost(
     quoteText: input.quoteText ?? null,
     url: input.url ?? null,
   });
-  const { slug, aliasPath } = await resolveNewSlug(db, {
+  const { slug, aliasPath } = await claimNewSlug(ctx, {
     id,
     slug: input.slug,
     path: input.path,
     nameForSlug: title ?? displayTitle,
     fallback: input.format,
   });
-
-  await claimAddress(ctx, { path: slug, ownerType: "post", ownerId: id });
   await db
     .insertInto("posts")
     .values({
@@ -113,11 +111,19 @@ async function insertPost(
       permalink_path: aliasPath,
     })
     .execute();
-  if (aliasPath) await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now });
+  if (aliasPath)
+    await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
   if (!parent) await setThreadCollections(db, { threadId: id, collections: input, now });
 
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   return id;
+}
+
+async function findParent(ctx: EngineContext, id: string): Promise<PostRow> {
+  await lockThreadOf(ctx, id);
+  const parent = await findPost(ctx.db, id);
+  if (!parent) throw notFound("post", id);
+  return parent;
 }

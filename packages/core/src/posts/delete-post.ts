@@ -9,6 +9,7 @@ import { defineOperation } from "../operation.js";
 import { findPost } from "./post-query.js";
 import { postIdInput } from "./post-schemas.js";
 import { refreshThreadFigures } from "./thread-figures.js";
+import { lockThreadOf } from "./thread-lock.js";
 
 /**
  * Deletes a post with its attachments (files included); a root takes its replies with it. A
@@ -23,6 +24,7 @@ export const deletePost = defineOperation({
   input: postIdInput.pick({ id: true }),
   run: async (ctx, input) => {
     const keys = await ctx.db.transaction().execute(async (trx) => {
+      await lockThreadOf({ ...ctx, db: trx }, input.id);
       const row = await findPost(trx, input.id);
       if (!row) throw notFound("post", input.id);
       const isRoot = row.id === row.thread_id;

@@ -1,9 +1,9 @@
-import type { Kysely } from "kysely";
-import { firstFreeAddress } from "../custom-urls/addresses.js";
-import type { Database } from "../db/schema.js";
+import { claimAddress, claimGeneratedAddress } from "../custom-urls/addresses.js";
+import { checkNotReserved, isReservedAddress } from "../custom-urls/reserved-addresses.js";
+import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { type RenderedBody, renderEditorDoc, renderMarkdown } from "../render/index.js";
-import { isReservedSlug, isValidPostPath, isValidSlug, slugify } from "../shared/slug.js";
+import { isValidPostPath, isValidSlug, slugify } from "../shared/slug.js";
 
 /**
  * Renders the body a request sent: `bodyMarkdown` or editor `body`; null clears; undefined keeps.
@@ -51,12 +51,18 @@ function truncateAtWord(text: string, max: number): string {
 /** Checks a requested slug: well-formed and not reserved. @see spec § Errors condition 2 */
 export function checkSlugCandidate(slug: string, field = "slug"): void {
   if (!isValidSlug(slug)) throw invalidField(field, "Use only lowercase a-z, 0-9 and inner hyphens");
-  if (isReservedSlug(slug)) throw invalidField(field, `"${slug}" is reserved`);
+  checkNotReserved(slug, field);
 }
 
-/** The canonical slug of a new post and, for a `path` that is not itself a slug, its alias path. */
-export async function resolveNewSlug(
-  db: Kysely<Database>,
+/**
+ * Claims a new post's address inside its transaction and returns the canonical slug and, for a
+ * `path` that is not itself a slug, the alias path the caller stores once the post exists. A
+ * requested slug or path that is reserved is 400, one that is taken CONFLICT; a generated slug
+ * takes the next free candidate instead.
+ * @see spec § Slugs and paths, docs/reliability.md § Generated addresses
+ */
+export async function claimNewSlug(
+  ctx: Pick<EngineContext, "db">,
   input: {
     id: string;
     slug?: string | undefined;
@@ -65,20 +71,30 @@ export async function resolveNewSlug(
     fallback: string;
   },
 ): Promise<{ slug: string; aliasPath: string | null }> {
+  const claim = (path: string, field: string) =>
+    claimAddress(ctx, { path, ownerType: "post", ownerId: input.id, field });
   if (input.slug !== undefined) {
     checkSlugCandidate(input.slug);
+    await claim(input.slug, "slug");
     return { slug: input.slug, aliasPath: null };
   }
-  if (input.path !== undefined) return slugFromPath(input.path);
+  if (input.path !== undefined) {
+    const fromPath = slugFromPath(input.path);
+    await claim(fromPath.slug, "path");
+    return fromPath;
+  }
   const generated = slugify(input.nameForSlug, 60);
   const base =
-    generated === "" || isReservedSlug(generated)
+    generated === "" || isReservedAddress(generated)
       ? [generated, input.fallback].filter(Boolean).join("-")
       : generated;
-  return {
-    slug: await firstFreeAddress(db, { base, fallbackSuffix: input.id.slice(-8) }),
-    aliasPath: null,
-  };
+  const slug = await claimGeneratedAddress(ctx, {
+    base,
+    fallbackSuffix: input.id.slice(-8),
+    ownerType: "post",
+    ownerId: input.id,
+  });
+  return { slug, aliasPath: null };
 }
 
 /** `hello-world` → slug `hello-world`; `2024/01/hello-world` → slug `2024-01-hello-world` + alias. @see spec § Slugs and paths rule 2 */
@@ -89,10 +105,8 @@ function slugFromPath(path: string): { slug: string; aliasPath: string | null } 
       "Start with a letter or digit, then use lowercase letters, digits, -, . and /",
     );
   }
-  if (isValidSlug(path)) {
-    checkSlugCandidate(path, "path");
-    return { slug: path, aliasPath: null };
-  }
+  checkNotReserved(path, "path");
+  if (isValidSlug(path)) return { slug: path, aliasPath: null };
   const slug = slugify(path.replace(/[./]+/g, "-"), 200);
   checkSlugCandidate(slug, "path");
   return { slug, aliasPath: `/${path}` };

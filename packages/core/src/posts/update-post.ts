@@ -25,6 +25,7 @@ import {
 import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
+import { lockThreadOf } from "./thread-lock.js";
 
 /**
  * Partially updates a post: omitted fields keep, null clears, rating 0 clears. Removed
@@ -65,6 +66,8 @@ async function applyUpdate(
 ): Promise<string[]> {
   const { db } = ctx;
   const now = ctx.clock.now();
+  // Lock the Thread before reading the post, so the fields this update keeps are the latest.
+  await lockThreadOf(ctx, input.id);
   const row = await findPost(db, input.id);
   if (!row) throw notFound("post", input.id);
   const isRoot = row.id === row.thread_id;
@@ -89,7 +92,13 @@ async function applyUpdate(
   });
   if (input.slug !== undefined && input.slug !== row.slug) {
     checkSlugCandidate(input.slug);
-    await moveAddress(ctx, { from: row.slug, to: input.slug, ownerType: "post", ownerId: row.id });
+    await moveAddress(ctx, {
+      from: row.slug,
+      to: input.slug,
+      ownerType: "post",
+      ownerId: row.id,
+      field: "slug",
+    });
     changes.slug = input.slug;
   }
 

@@ -4,55 +4,9 @@ import slugifyText from "@sindresorhus/slugify";
 export const maxSlugLength = 200;
 const generatedSlugLength = 80;
 
-/**
- * Slugs that would shadow the site's own routes (API, feeds, sign-in, built-in pages, static
- * files). Listed in docs/slugs.md.
- */
-export const reservedSlugs: ReadonlySet<string> = new Set([
-  "api",
-  "admin",
-  "archive",
-  "assets",
-  "auth",
-  "collections",
-  "dashboard",
-  "discover",
-  "feed",
-  "feeds",
-  "healthz",
-  "login",
-  "logout",
-  "mcp",
-  "media",
-  "new",
-  "page",
-  "posts",
-  "public",
-  "readyz",
-  "robots-txt",
-  "rss",
-  "search",
-  "settings",
-  "signin",
-  "signout",
-  "signup",
-  "sitemap",
-  "static",
-  "tags",
-  "threads",
-  "upload",
-  "uploads",
-  "well-known",
-]);
-
 /** True for a well-formed slug: lowercase a–z, 0–9 and inner hyphens. @see spec § Slugs and paths */
 export function isValidSlug(slug: string): boolean {
   return slug.length <= maxSlugLength && /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(slug);
-}
-
-/** True for a slug the site keeps for itself. */
-export function isReservedSlug(slug: string): boolean {
-  return reservedSlugs.has(slug);
 }
 
 /** A slug-shaped form of any text (transliterated, lowercase, hyphenated); may be empty. */

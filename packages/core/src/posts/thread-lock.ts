@@ -1,0 +1,25 @@
+import type { EngineContext } from "../deps.js";
+
+/**
+ * Locks the Thread of post `postId` for the rest of the transaction `ctx.db`: its root row, which
+ * holds the Thread figures. Every write that changes a Thread's posts or figures takes this lock
+ * before it reads them, so concurrent writers to one Thread queue up and each recomputes the
+ * figures from what the one before committed. Read the post again after the lock: it (or its
+ * whole Thread) may have been deleted meanwhile. Returns the Thread's ID, or undefined when the
+ * post does not exist.
+ * @see docs/threads.md § Thread figures under concurrent writers
+ */
+export async function lockThreadOf(
+  ctx: Pick<EngineContext, "db" | "dialect">,
+  postId: string,
+): Promise<string | undefined> {
+  // A post's Thread never changes, so reading it before the lock is safe.
+  const post = await ctx.db
+    .selectFrom("posts")
+    .select("thread_id")
+    .where("id", "=", postId)
+    .executeTakeFirst();
+  if (!post) return undefined;
+  await ctx.dialect.lockRow(ctx.db, { table: "posts", id: post.thread_id });
+  return post.thread_id;
+}
