@@ -493,7 +493,7 @@ describe("session states", () => {
       expectError(response, 400, "VALIDATION_ERROR");
     }
     expect((await site.send("PUT", `${busy.transport.url}?partNumber=2`, filler(32 * KiB))).status).toBe(200);
-    expect(await site.engine.cleanupExpiredUploads()).toEqual({ expired: 1, removed: 0 });
+    expect(await site.engine.cleanupExpiredUploads()).toEqual({ expired: 1, removed: 0, swept: 0 });
     expect((await site.storedKeys()).filter((key) => !key.startsWith(".tmp/"))).toEqual([]);
     expect((await site.send("PUT", idle.transport.url, file)).status).toBe(400);
     site.clock.advance(15 * 60);

@@ -6,7 +6,9 @@ import { chunksOf } from "@quire/core";
 import { writeAtomically } from "./internal/atomic-write.js";
 import { clampRange, fileInfo, isMissing } from "./internal/file-info.js";
 import { assertKey, resolveKey } from "./internal/keys.js";
+import { listObjects } from "./internal/list-objects.js";
 import { createFsMultipart } from "./internal/multipart.js";
+import { purgeScratch } from "./internal/scratch.js";
 
 /** Options for {@link createFsStorage}. */
 export interface FsStorageOptions {
@@ -25,7 +27,9 @@ export interface FsStorageOptions {
  * otherwise invalid) rejects with a RangeError; an `end` past the size is clamped. Multipart
  * uploads live in `root/.tmp/multipart`, their parts written in place when a part size is given.
  * Keys that are absolute, contain `..`, backslashes or control characters, or start with `.tmp`
- * throw.
+ * throw. `list` walks the folder in key order; `purgeScratch` removes temp files of writes that
+ * never finished (a process killed mid-upload), and `multipart.list` reports the uploads in
+ * `.tmp/multipart`, so the engine's cleanup can sweep both.
  */
 export function createFsStorage(options: FsStorageOptions): Storage {
   const root = path.resolve(options.root);
@@ -61,6 +65,10 @@ export function createFsStorage(options: FsStorageOptions): Storage {
       assertKey(key);
       return `${baseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`;
     },
+
+    list: (prefix, listOptions) => listObjects(root, prefix, listOptions),
+
+    purgeScratch: (before) => purgeScratch(root, before),
 
     multipart: createFsMultipart(root),
   };

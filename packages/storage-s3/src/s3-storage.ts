@@ -2,10 +2,11 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { ByteRange, Storage, StorageRead, StoredObject } from "@quire/core";
+import type { ByteRange, ListedObject, Storage, StorageRead, StoredObject } from "@quire/core";
 import type { S3ClientLike, S3ConnectionOptions } from "./client.js";
 import { createS3Client, isNotFound, statusOf } from "./client.js";
 import { assertKey, joinUrl } from "./internal/keys.js";
@@ -29,7 +30,8 @@ export interface S3StorageOptions extends S3ConnectionOptions {
 }
 
 /**
- * Storage on any S3-compatible service, with presigned PUT and native multipart. A range that starts
+ * Storage on any S3-compatible service, with presigned PUT, native multipart and listing
+ * (ListObjectsV2, for the engine's orphan sweep). A range that starts
  * at or past the size (or is otherwise invalid) rejects with a RangeError; an `end` past the size
  * is clamped. `size` in a read is the whole object's. An injected client must be created with
  * `requestChecksumCalculation: "WHEN_REQUIRED"` for `presignPut` (see {@link createS3Client}).
@@ -111,6 +113,31 @@ export function createS3Storage(options: S3StorageOptions): Storage {
         signableHeaders: new Set(Object.keys(headers)),
       });
       return { url, method: "PUT", headers };
+    },
+
+    async list(prefix, listOptions = {}) {
+      const limit = listOptions.limit ?? 1000;
+      const found: ListedObject[] = [];
+      let after = listOptions.after;
+      // ListObjectsV2 answers in key order, at most 1000 keys a page; each page starts after the last key.
+      while (found.length < limit) {
+        const out = await client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix,
+            StartAfter: after,
+            MaxKeys: Math.min(1000, limit - found.length),
+          }),
+        );
+        for (const object of out.Contents ?? []) {
+          if (object.Key === undefined) continue;
+          const modifiedAt = Math.floor((object.LastModified?.getTime() ?? 0) / 1000);
+          found.push({ key: object.Key, size: object.Size ?? 0, modifiedAt });
+          after = object.Key;
+        }
+        if (!out.IsTruncated || !out.Contents?.length) break;
+      }
+      return found.slice(0, limit);
     },
 
     multipart: createS3Multipart(target, head),

@@ -134,6 +134,13 @@ export interface UploadSessionsTable {
   expires_at: number;
 }
 
+/** Where a background job resumes (upload cleanup's walk through the store), by job name. */
+export interface MaintenanceCursorsTable {
+  name: string;
+  position: string;
+  updated_at: number;
+}
+
 /** A part a multipart relay has stored, with the ETag the store gave it. */
 export interface UploadPartsTable {
   session_id: string;
@@ -152,4 +159,5 @@ export interface Database {
   settings: SettingsTable;
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
+  maintenance_cursors: MaintenanceCursorsTable;
 }

@@ -34,7 +34,7 @@ export interface ContractAssertion {
  * Declares a suite that holds a {@link Storage} adapter to the whole interface: puts from
  * bytes and streams, whole and ranged reads (an `end` past the size is clamped; a `start` at or
  * past the size rejects with a RangeError), head, idempotent delete, overwrite, `maxBytes`, url,
- * and — where the adapter has them — a real presigned PUT and multipart uploads.
+ * and — where the adapter has them — a real presigned PUT, multipart uploads and listing.
  *
  * @example storageContract({ describe, it, expect, beforeAll, afterAll }, { name: "fs", setup })
  */
@@ -268,6 +268,54 @@ export function storageContract(
       const whole = concat([...parts]);
       expect(stored.size).toBe(whole.byteLength);
       expectSameBytes(await readAll((await storage.get(key))?.body), whole);
+    });
+
+    it("lists keys under a prefix in key order, after a key and up to a limit, when the store can list", async (ctx) => {
+      if (!storage.list) return ctx.skip();
+      const keys = [
+        "listing/b/d.bin",
+        "listing/a/1.bin",
+        "listing/ab.bin",
+        "listing/b/c/3.bin",
+        "listing/a/2.bin",
+      ];
+      for (const [index, key] of keys.entries()) {
+        await storage.put(key, bytesOf(10 + index, index), { contentType: "application/octet-stream" });
+      }
+      await storage.put("listing-other/x.bin", bytesOf(1, 1), { contentType: "application/octet-stream" });
+      const sorted = [...keys].sort();
+      const keysOf = (objects: { key: string }[]) => objects.map((object) => object.key);
+      const all = await storage.list("listing/");
+      expect(keysOf(all)).toEqual(sorted);
+      const first = all.find((object) => object.key === "listing/b/d.bin");
+      expect(first?.size).toBe(10);
+      const age = Date.now() / 1000 - (first?.modifiedAt ?? 0);
+      expect(age > -3600 && age < 3600, "modifiedAt is in Unix seconds, about now").toBe(true);
+      expect(keysOf(await storage.list("listing/", { limit: 2 }))).toEqual(sorted.slice(0, 2));
+      expect(keysOf(await storage.list("listing/", { after: sorted[1], limit: 2 }))).toEqual(
+        sorted.slice(2, 4),
+      );
+      expect(keysOf(await storage.list("listing/", { after: "listing/a/" }))).toEqual(
+        sorted.filter((key) => key > "listing/a/"),
+      );
+      expect(keysOf(await storage.list("listing/b/"))).toEqual(
+        sorted.filter((key) => key.startsWith("listing/b/")),
+      );
+      expect(await storage.list("listing/", { after: sorted[4] })).toEqual([]);
+      expect(await storage.list("no-such-prefix/")).toEqual([]);
+    });
+
+    it("lists a multipart upload until it is aborted, when the store lists them", async (ctx) => {
+      const multipart = storage.multipart;
+      if (!multipart?.list) return ctx.skip();
+      const key = newKey();
+      const { uploadId } = await multipart.create(key, "application/octet-stream");
+      const listed = (await multipart.list()).filter((upload) => upload.uploadId === uploadId);
+      expect(listed.map((upload) => upload.key)).toEqual([key]);
+      const age = Date.now() / 1000 - (listed[0]?.startedAt ?? 0);
+      expect(age > -3600 && age < 3600, "startedAt is in Unix seconds, about now").toBe(true);
+      await multipart.abort(key, uploadId);
+      expect((await multipart.list()).filter((upload) => upload.uploadId === uploadId)).toEqual([]);
     });
 
     it("aborts a multipart upload leaving nothing, and aborting again is not an error", async (ctx) => {

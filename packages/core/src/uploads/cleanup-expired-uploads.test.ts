@@ -74,7 +74,7 @@ describe("cleanup sweeps what crashes leave behind", () => {
     );
     expect(storedKeys(site)).toEqual(
       expect.arrayContaining([
-        kept.url.replace("/media/", ""),
+        (kept.url as string).replace("/media/", ""),
         `attachments/${post.attachments[0]?.id}.md`,
         "exports/backup.zip",
         "media/2023/11/med_01j0000000e00800000000new1/young.bin",
@@ -126,7 +126,7 @@ describe("cleanup sweeps what crashes leave behind", () => {
     // 25 objects (one owned) looked at 10 a run: 10 swept, then 9 (the owned file is the 10th),
     // then the last 5 (the walk ends and starts again), then nothing is left to sweep.
     expect(counts).toEqual([10, 9, 5, 0, 0]);
-    expect(storedKeys(site)).toEqual([owned.url.replace("/media/", "")]);
+    expect(storedKeys(site)).toEqual([(owned.url as string).replace("/media/", "")]);
   });
 
   it("the lazy cleanup at init does not walk the store", async () => {

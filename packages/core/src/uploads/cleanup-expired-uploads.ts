@@ -1,11 +1,6 @@
 import type { EngineContext } from "../deps.js";
-import { deleteStoredKeys } from "../files/stored-objects.js";
-import {
-  discardSessionUploads,
-  expireSession,
-  finishedRetentionSeconds,
-  sessionKeys,
-} from "./upload-session.js";
+import { sweepOrphans } from "./sweep-orphans.js";
+import { discardSessionUploads, expireSession, finishedRetentionSeconds } from "./upload-session.js";
 
 /** What one cleanup pass did. */
 export interface UploadCleanup {
@@ -13,26 +8,40 @@ export interface UploadCleanup {
   expired: number;
   /** Finished session rows past their retention that were removed. */
   removed: number;
+  /** Orphans deleted from the store: files no record owns, stale scratch, stray multipart uploads. */
+  swept: number;
+}
+
+/** Options for {@link cleanupExpiredUploads}. */
+export interface UploadCleanupOptions {
+  /** Sessions handled per step (default 1000). */
+  limit?: number;
+  /** Sweep the store for orphans too (default true). */
+  sweep?: boolean;
+  /** Files the sweep looks at per run (default 1000); the next run goes on from there. */
+  sweepObjects?: number;
 }
 
 /**
  * Expires open sessions past their lifetime: marks them `expired` (so a late write answers 400),
  * aborts their multipart upload and deletes their bytes. Then removes finished session rows a day
- * past their expiry, deleting the bytes of any completed session whose media record never came to
- * be. Safe to run from several processes at once: each session is claimed by one update.
- * Runs lazily (a few sessions) at every upload init, and whole from `engine.cleanupExpiredUploads()`.
+ * past their expiry, and sweeps the store for what crashes left behind (see `sweepOrphans`). Safe
+ * to run from several processes at once: each session is claimed by one update, and deleting an
+ * orphan twice is harmless. Runs lazily (a few sessions, no sweep) at every upload init, and whole
+ * from `engine.cleanupExpiredUploads()`.
  * @see docs/media.md § Cleanup
  */
 export async function cleanupExpiredUploads(
   ctx: EngineContext,
-  options: { limit?: number } = {},
+  options: UploadCleanupOptions = {},
 ): Promise<UploadCleanup> {
   const now = ctx.clock.now();
   const limit = options.limit ?? 1000;
-  return {
-    expired: await expireOpenSessions(ctx, now, limit),
-    removed: await removeFinishedSessions(ctx, now, limit),
-  };
+  const expired = await expireOpenSessions(ctx, now, limit);
+  const removed = await removeFinishedSessions(ctx, now, limit);
+  const swept =
+    options.sweep === false ? 0 : await sweepOrphans(ctx, { now, objects: options.sweepObjects ?? 1000 });
+  return { expired, removed, swept };
 }
 
 async function expireOpenSessions(ctx: EngineContext, now: number, limit: number): Promise<number> {
@@ -55,18 +64,14 @@ async function expireOpenSessions(ctx: EngineContext, now: number, limit: number
 
 async function removeFinishedSessions(ctx: EngineContext, now: number, limit: number): Promise<number> {
   const old = await ctx.db
-    .selectFrom("upload_sessions as s")
-    .leftJoin("media as m", "m.id", "s.media_id")
-    .select(["s.id", "s.state", "s.storage_key", "m.id as media_row"])
-    .where("s.state", "in", ["completed", "aborted", "expired"])
-    .where("s.expires_at", "<=", now - finishedRetentionSeconds)
+    .selectFrom("upload_sessions")
+    .select("id")
+    .where("state", "in", ["completed", "aborted", "expired"])
+    .where("expires_at", "<=", now - finishedRetentionSeconds)
     .limit(limit)
     .execute();
   for (const session of old) {
-    // A completed session without its record means a crash between the two writes.
-    if (session.state === "completed" && session.media_row === null) {
-      await deleteStoredKeys(ctx, sessionKeys(session));
-    }
+    // Parts first: a crash in between leaves a session row, which the next run removes.
     await ctx.db.deleteFrom("upload_parts").where("session_id", "=", session.id).execute();
     await ctx.db.deleteFrom("upload_sessions").where("id", "=", session.id).execute();
   }

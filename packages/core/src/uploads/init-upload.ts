@@ -46,7 +46,7 @@ export const initUpload = defineOperation({
   input: initUploadInput,
   run: async (ctx, input) => {
     const storage = requireStorage(ctx);
-    await cleanupExpiredUploads(ctx, { limit: 10 }).catch((err: unknown) => {
+    await cleanupExpiredUploads(ctx, { limit: 10, sweep: false }).catch((err: unknown) => {
       ctx.logger.warn("upload cleanup failed", { error: String(err) });
     });
     const fileType = classifyFileType(input.contentType, input.filename);

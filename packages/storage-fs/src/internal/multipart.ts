@@ -17,8 +17,8 @@ const MAX_PARTS = 10_000;
  * folder `root/.tmp/multipart/<uploadId>` holding its key and one entry per part, named by part
  * number and a random token; the ETag is that token, quoted as S3 does (hashing every byte only
  * to name a part would cost a core's worth of time; parts are scratch, so they are not fsynced).
- * `abort` removes the folder (a missing upload is not an error). Unlike S3 there is no minimum
- * part size.
+ * `abort` removes the folder (a missing upload is not an error); `list` reports the uploads in
+ * progress with the time of their `create`. Unlike S3 there is no minimum part size.
  *
  * Two layouts:
  * - **With a part size** (what the engine asks for): every part is written straight into one
@@ -148,6 +148,26 @@ export function createFsMultipart(root: string): MultipartStorage {
       // Aborting twice, or after complete, finds nothing to remove: not an error.
       if ((await ownerOf(key, uploadId)) === null) return;
       await rm((await uploadOf(key, uploadId)).dir, { recursive: true, force: true });
+    },
+
+    async list(options = {}) {
+      const limit = options.limit ?? 1000;
+      const names = (await readdir(uploadsDir).catch(() => [] as string[])).filter((name) =>
+        UPLOAD_ID.test(name),
+      );
+      const uploads = [];
+      for (const uploadId of names.sort()) {
+        if (uploads.length >= limit) break;
+        // The key file is written once, last, at create: its time is the upload's start.
+        const keyFile = path.join(uploadsDir, uploadId, "key");
+        const [key, info] = await Promise.all([
+          readFile(keyFile, "utf8").catch(() => null),
+          stat(keyFile).catch(() => null),
+        ]);
+        if (key !== null && info !== null)
+          uploads.push({ key, uploadId, startedAt: Math.floor(info.mtimeMs / 1000) });
+      }
+      return uploads;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import * as initial from "./001-initial.js";
 import * as threads from "./002-threads.js";
 import * as uploads from "./003-uploads.js";
+import * as maintenance from "./004-maintenance.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   "001-initial": initial,
   "002-threads": threads,
   "003-uploads": uploads,
+  "004-maintenance": maintenance,
 };
