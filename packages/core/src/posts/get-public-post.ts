@@ -4,6 +4,7 @@ import { defineOperation } from "../operation.js";
 import { selectPosts } from "./post-query.js";
 import { publicPostInput } from "./post-schemas.js";
 import { toPublicPostView } from "./post-view.js";
+import { withReadableParents } from "./readable-parents.js";
 
 /**
  * One published post in the reading view by canonical slug. Drafts, private Threads and replies of
@@ -23,6 +24,7 @@ export const getPublicPost = defineOperation({
       .where("r.visibility", "<>", "private")
       .executeTakeFirst();
     if (!row) throw notFound("post", input.slug);
+    await withReadableParents(ctx.db, [row]);
     const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
     return toPublicPostView(ctx, row, attachments, input);
   },

@@ -9,6 +9,7 @@ import {
   toPublicPostView,
   type ViewOptions,
 } from "../posts/post-view.js";
+import { withReadableParents } from "../posts/readable-parents.js";
 import { decodeThreadPostsCursor, repliesOrder, threadPostsCursor } from "./thread-posts-cursor.js";
 import { asReplyRow } from "./thread-rows.js";
 import type { PostViewKind } from "./thread-view.js";
@@ -45,6 +46,7 @@ export async function readThreadPosts<Kind extends PostViewKind>(
   const rows = [...(withRoot ? [root] : []), ...found.rows.map((row) => asReplyRow(row, root))];
   const last = rows.at(-1);
   const nextCursor = found.more && last ? threadPostsCursor(last) : null;
+  if (kind === "reading") await withReadableParents(ctx.db, rows);
   const attachments = await loadAttachments(
     ctx.db,
     rows.map((row) => row.id),

@@ -9,6 +9,7 @@ import {
   toPublicPostView,
   type ViewOptions,
 } from "../posts/post-view.js";
+import { withReadableParents } from "../posts/readable-parents.js";
 import { type FoldRows, loadFolds } from "./fold.js";
 import { threadPostsCursor } from "./thread-posts-cursor.js";
 
@@ -66,6 +67,7 @@ export async function toThreadViews<Kind extends PostViewKind>(
     const fold = folds?.get(root.id);
     return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
   });
+  if (kind === "reading") await withReadableParents(ctx.db, shown);
   const attachments = await loadAttachments(
     ctx.db,
     shown.map((row) => row.id),
