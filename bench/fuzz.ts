@@ -42,6 +42,7 @@ process.exit(failed ? 1 : 0);
 
 async function fuzzDatabase(database: string): Promise<FuzzReport> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const summary: FuzzReport = {
     requests: 0,
     unsendable: 0,
@@ -49,6 +50,7 @@ async function fuzzDatabase(database: string): Promise<FuzzReport> {
     byOperation: {},
     msByOperation: {},
     serverErrors: 0,
+    slowest: { label: "", ms: 0 },
     problems: [],
     seconds: 0,
   };
@@ -72,7 +74,8 @@ async function fuzzDatabase(database: string): Promise<FuzzReport> {
     }
   }
   summary.seconds = (performance.now() - started) / 1000;
-  report(database, summary);
+  const used = process.cpuUsage(cpu);
+  report(database, summary, (used.user + used.system) / 1e6);
   return summary;
 }
 
@@ -81,6 +84,7 @@ function add(summary: FuzzReport, report: FuzzReport): void {
   summary.unsendable += report.unsendable;
   summary.serverErrors += report.serverErrors;
   summary.problems.push(...report.problems);
+  if (report.slowest.ms > summary.slowest.ms) summary.slowest = report.slowest;
   for (const [status, count] of Object.entries(report.byStatus))
     summary.byStatus[status] = (summary.byStatus[status] ?? 0) + count;
   for (const [name, count] of Object.entries(report.byOperation))
@@ -89,16 +93,17 @@ function add(summary: FuzzReport, report: FuzzReport): void {
     summary.msByOperation[name] = (summary.msByOperation[name] ?? 0) + ms;
 }
 
-function report(database: string, summary: FuzzReport): void {
+function report(database: string, summary: FuzzReport, cpuSeconds: number): void {
   const kinds = new Map<string, number>();
   for (const problem of summary.problems) kinds.set(problem.kind, (kinds.get(problem.kind) ?? 0) + 1);
   console.log(`\n== ${database} ==`);
   console.log(
-    `requests ${summary.requests} (${summary.unsendable} unsendable by the Fetch API), ${summary.seconds.toFixed(1)} s, ${(summary.requests / summary.seconds).toFixed(0)} requests/s`,
+    `requests ${summary.requests} (${summary.unsendable} unsendable by the Fetch API), ${summary.seconds.toFixed(1)} s, ${(summary.requests / summary.seconds).toFixed(0)} requests/s, ${cpuSeconds.toFixed(0)} s of CPU in this process`,
   );
   console.log(
     `5xx ${summary.serverErrors}; problems ${summary.problems.length} ${JSON.stringify(Object.fromEntries(kinds))}`,
   );
+  console.log(`slowest answer ${summary.slowest.ms.toFixed(0)} ms (${summary.slowest.label})`);
   console.log(`statuses ${JSON.stringify(Object.fromEntries(Object.entries(summary.byStatus).sort()))}`);
   console.log("requests and mean answer time (ms) by operation:");
   for (const [name, count] of Object.entries(summary.byOperation).sort()) {

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type { Route } from "../../src/router.js";
 import { routes } from "../../src/routes.js";
 import { type Encoded, encodeLoosely, formBody, jsonBody, queryPairs, queryString } from "./encodings.js";
-import { fieldHints, type IdKind, idOf, slugOf } from "./field-hints.js";
+import { drawFrom, fieldHints, type IdKind, idOf, slugOf } from "./field-hints.js";
 import { adminToken, ownerToken, type Pools, pngBytes } from "./fuzz-site.js";
 import { oddString } from "./odd-values.js";
 import { type JsonSchema, mutated, objectsOf } from "./schema-values.js";
@@ -75,14 +75,18 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
     .record({
       path: pathFor(route, pools),
       fields,
-      auth: authFor(operation.access),
+      auth: authFor(operation.access, pools),
+      length: fc.option(fc.constantFrom("exact", "short", "long", "huge", "garbage"), {
+        freq: 5,
+        nil: undefined,
+      }),
       extraQuery: fc.option(fc.constantFrom("unknown=1", "limit=5", "include=fold", "%zz", "id=pst_x"), {
         freq: 6,
         nil: undefined,
       }),
       rawBody: fc.boolean(),
     })
-    .chain(({ path, fields: { values, mutated: isMutated }, auth, extraQuery, rawBody }) =>
+    .chain(({ path, fields: { values, mutated: isMutated }, auth, extraQuery, rawBody, length }) =>
       encodedFor(route, values, path.upload).map((encoded) => {
         const query = [encoded.query, route.input === "none" ? extraQuery : undefined]
           .filter(Boolean)
@@ -90,9 +94,12 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
         const headers: Record<string, string> = {
           ...auth,
           ...(encoded.contentType ? { "content-type": encoded.contentType } : {}),
+          ...(length && route.method !== "GET"
+            ? { "content-length": contentLength(length, encoded.body) }
+            : {}),
         };
         return {
-          label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}`,
+          label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}${length ? `, ${length} content-length` : ""}`,
           route,
           unrouted: false,
           method: route.method,
@@ -104,6 +111,16 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
         };
       }),
     );
+}
+
+/** A `Content-Length` header: the body's, or a lie. */
+function contentLength(kind: string, body: Uint8Array | undefined): string {
+  const size = body?.byteLength ?? 0;
+  if (kind === "exact") return String(size);
+  if (kind === "short") return String(Math.max(0, size - 1));
+  if (kind === "long") return String(size + 10);
+  if (kind === "huge") return "99999999999999999999";
+  return "abc";
 }
 
 function paramNames(path: string): string[] {
@@ -169,9 +186,17 @@ function safeDecode(segment: string): string | undefined {
   }
 }
 
-/** Credentials for an access level: right most of the time, missing or wrong otherwise. */
-function authFor(access: string): fc.Arbitrary<Record<string, string>> {
-  const right = access === "internal" ? adminToken : access === "owner" ? ownerToken : undefined;
+/** Credentials for an access level: right most of the time (the dev token or an API token), missing or wrong otherwise. */
+function authFor(access: string, pools: Pools): fc.Arbitrary<Record<string, string>> {
+  const right =
+    access === "internal"
+      ? fc.constant(adminToken)
+      : access === "owner"
+        ? fc.oneof(
+            { weight: 4, arbitrary: fc.constant(ownerToken) },
+            drawFrom(() => pools.apiTokens, fc.constant(ownerToken)),
+          )
+        : undefined;
   const wrong = fc.constantFrom<Record<string, string>>(
     {},
     { authorization: "Bearer nope" },
@@ -182,7 +207,7 @@ function authFor(access: string): fc.Arbitrary<Record<string, string>> {
   );
   return right
     ? fc.oneof(
-        { weight: 9, arbitrary: fc.constant({ authorization: `Bearer ${right}` }) },
+        { weight: 9, arbitrary: right.map((token) => ({ authorization: `Bearer ${token}` })) },
         { weight: 1, arbitrary: wrong },
       )
     : fc.oneof(fc.constant({}), wrong);
@@ -265,7 +290,7 @@ function streamBody(upload: Pools["uploads"][number] | undefined): fc.Arbitrary<
   );
 }
 
-const methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "PROPFIND"];
+const methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "PROPFIND"];
 
 /** A route's path with a method it does not take. */
 function wrongMethod(pools: Pools): fc.Arbitrary<FuzzRequest> {

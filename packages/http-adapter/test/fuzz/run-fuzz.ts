@@ -23,6 +23,8 @@ export interface FuzzReport {
   /** Milliseconds spent answering, by operation. */
   msByOperation: Record<string, number>;
   serverErrors: number;
+  /** The slowest answer: its request's label and milliseconds. */
+  slowest: { label: string; ms: number };
   problems: Problem[];
   seconds: number;
 }
@@ -56,6 +58,7 @@ export async function runFuzz(site: FuzzSite, options: FuzzOptions): Promise<Fuz
     byOperation: {},
     msByOperation: {},
     serverErrors: 0,
+    slowest: { label: "", ms: 0 },
     problems: [],
     seconds: 0,
   };
@@ -67,6 +70,7 @@ export async function runFuzz(site: FuzzSite, options: FuzzOptions): Promise<Fuz
     mediaIds: [],
     uploads: [],
     tokenIds: [],
+    apiTokens: [],
     cursors: [],
     etags: [],
   };
@@ -87,7 +91,10 @@ export async function runFuzz(site: FuzzSite, options: FuzzOptions): Promise<Fuz
       }
       const operation = request.route?.operation ?? (request.unrouted ? "no route" : request.label);
       report.byOperation[operation] = (report.byOperation[operation] ?? 0) + 1;
-      report.msByOperation[operation] = (report.msByOperation[operation] ?? 0) + performance.now() - sent;
+      const ms = performance.now() - sent;
+      report.msByOperation[operation] = (report.msByOperation[operation] ?? 0) + ms;
+      if (ms > report.slowest.ms)
+        report.slowest = { label: `${request.label}: ${request.method} ${request.url.slice(0, 120)}`, ms };
       const problems = checkAnswer(request, outcome);
       if ("status" in outcome) {
         report.byStatus[String(outcome.status)] = (report.byStatus[String(outcome.status)] ?? 0) + 1;
