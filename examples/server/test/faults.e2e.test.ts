@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   closeFd,
@@ -236,3 +237,79 @@ describe("kill -9 of the reference server mid-upload and mid-transaction", () =>
     }
   }, 120_000);
 });
+
+/** Asserts an error answer in the spec's shape: `{ error, code }` (details only when given). */
+function expectErrorShape(response: { status: number; body: unknown }, codes: string[]): void {
+  const body = response.body as { error?: unknown; code?: unknown };
+  expect(Object.keys(body).sort(), JSON.stringify(body)).toEqual(["code", "error"]);
+  expect(typeof body.error).toBe("string");
+  expect(codes, JSON.stringify(body)).toContain(body.code);
+}
+
+describe.skipIf(process.env.QUIRE_TEST_DATABASE !== "postgres")(
+  "a PostgreSQL connection dropped mid-transaction",
+  () => {
+    let site: Awaited<ReturnType<typeof createTestSite>>;
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      site = await createTestSite();
+      server = await startServerProcess({ ...site.env, DEV_API_TOKEN: devToken });
+    });
+
+    afterAll(async () => {
+      if (server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill("SIGKILL");
+        await server.exited;
+      }
+      await site.cleanup();
+    });
+
+    it("answers a 5xx in the spec's shape, writes nothing, and the next request works", async () => {
+      const create = async () => {
+        const response = await fetch(`${server.url}/api/posts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${devToken}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            format: "note",
+            bodyMarkdown: "Dropped",
+            attachments: [{ type: "text", content: "# Attached" }],
+          }),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const inspect = await openSiteEngine(site.env, () => Math.floor(Date.now() / 1000));
+      const { db } = inspect.context;
+      try {
+        const lock = await holdWrites(site.env, ["posts"]);
+        const answer = create();
+        // The server's transaction has begun and waits on the lock: drop its connection.
+        let pid: number | undefined;
+        await waitFor("the server's transaction to wait", async () => {
+          const waiting = await sql<{ pid: number }>`
+            select pid from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`.execute(
+            db,
+          );
+          pid = waiting.rows[0]?.pid;
+          return pid !== undefined;
+        });
+        await sql`select pg_terminate_backend(${pid})`.execute(db);
+        await lock.release();
+        const dropped = await answer;
+        expect(dropped.status).toBeGreaterThanOrEqual(500);
+        expectErrorShape(dropped, ["INTERNAL_ERROR", "EXTERNAL_SERVICE_ERROR", "SITE_UNAVAILABLE"]);
+        expect(await db.selectFrom("posts").select("id").execute()).toEqual([]);
+        expect(await db.selectFrom("media").select("id").execute()).toEqual([]);
+        expect(await filesUnder(path.join(site.dataDir, "media", "attachments"))).toEqual([]);
+
+        const retried = await create();
+        expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+        expect(await db.selectFrom("posts").select("id").execute()).toHaveLength(1);
+        expect(await filesUnder(path.join(site.dataDir, "media", "attachments"))).toHaveLength(1);
+      } finally {
+        await inspect.close();
+      }
+    });
+  },
+);
