@@ -54,7 +54,14 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
   });
   // An idle client the server drops (restart, idle timeout) is only discarded by the pool; without
   // a listener the 'error' event would crash the process.
-  pool.on("error", options.onError ?? (() => {}));
+  const onError = options.onError ?? (() => {});
+  pool.on("error", onError);
+  // The pool listens to idle clients only: a connection dropped while checked out (mid-transaction,
+  // say pg_terminate_backend) also emits 'error' after failing its query, and would crash the process.
+  // The query's own error reaches the caller; the pool discards the dead client on release.
+  pool.on("connect", (client) => {
+    client.on("error", onError);
+  });
   if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
