@@ -5,23 +5,12 @@ import path from "node:path";
 import type { Engine } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
 import { createFsStorage } from "@quire/storage-fs";
+import { type Kysely, sql } from "kysely";
 import { createFileHandler, createHandler, type FetchHandler } from "../../src/index.js";
 
 /** The owner's token (the dev token, accepted from 127.0.0.1) and the internal admin token. */
 export const ownerToken = "dev-token";
 export const adminToken = "fuzz-internal-admin-token";
-
-/** Every table the engine keeps, compared before and after a rejected request. */
-const tables = [
-  "posts",
-  "media",
-  "site_addresses",
-  "custom_urls",
-  "api_tokens",
-  "settings",
-  "upload_sessions",
-  "upload_parts",
-] as const;
 
 /** What the fuzzer can name: real IDs, slugs, sessions and cursors of the site, read before each batch. */
 export interface Pools {
@@ -69,6 +58,7 @@ export async function openFuzzSite(): Promise<FuzzSite> {
     // Small limits, so multipart sessions and size refusals come cheap.
     config: { uploadMaxBytes: 64 * 1024, uploadMultipartThreshold: 8 * 1024, uploadPartSize: 4 * 1024 },
   });
+  const tables = await tablesOf(engine);
   const rawBodies = new WeakMap<Request, Uint8Array>();
   const api = createHandler(engine, {
     devApiToken: ownerToken,
@@ -102,7 +92,7 @@ export async function openFuzzSite(): Promise<FuzzSite> {
       if (open.length < 4) await seedUploads(engine, round);
     },
     pools: (cursors) => readPools(engine, cursors, apiTokens),
-    snapshot: async () => ({ rows: await tableRows(engine), files: await storedFiles(root) }),
+    snapshot: async () => ({ rows: await tableRows(engine, tables), files: await storedFiles(root) }),
     close: async () => {
       await cleanup();
       await rm(root, { recursive: true, force: true });
@@ -210,10 +200,21 @@ async function readPools(
   };
 }
 
-async function tableRows(engine: Engine): Promise<Record<string, string[]>> {
+/** Every table of the site's database (later migrations' too); on PostgreSQL, of its own schema. */
+async function tablesOf(engine: Engine): Promise<string[]> {
+  const { db } = engine.context;
+  const all = await db.introspection.getTables();
+  const own = all.some((table) => table.schema)
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  return all.filter((table) => table.schema === own).map((table) => table.name);
+}
+
+async function tableRows(engine: Engine, tables: string[]): Promise<Record<string, string[]>> {
   const rows: Record<string, string[]> = {};
+  const db = engine.context.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   for (const table of tables) {
-    const all = await engine.context.db.selectFrom(table).selectAll().execute();
+    const all = await db.selectFrom(table).selectAll().execute();
     rows[table] = all.map((row) => JSON.stringify(normalised(table, row))).sort();
   }
   return rows;
