@@ -98,10 +98,10 @@ export async function execute<Input extends z.ZodType, Output>(
   );
 }
 
-/** Parses raw input with a schema the way every operation does; refuses NUL text first. */
+/** Parses raw input with a schema the way every operation does; refuses text no database stores as sent first. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, rawInput: unknown): z.output<Schema> {
-  const nulField = findNulCharacter(rawInput);
-  if (nulField !== null) throw invalidField(nulField || "input", "Text may not contain NUL characters");
+  const unstorable = findUnstorableText(rawInput);
+  if (unstorable !== null) throw invalidField(unstorable.path || "input", unstorable.message);
   const parsed = schema.safeParse(rawInput ?? {});
   if (!parsed.success) {
     const details = z.flattenError(parsed.error) as ValidationDetails;
@@ -131,16 +131,24 @@ function summarize(details: {
     .replace("Invalid input; ", "Invalid input: ");
 }
 
+/** Half of a UTF-16 surrogate pair without its other half: not a character, and not valid UTF-8. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * The path of the first string holding U+0000, or null. PostgreSQL cannot store NUL in text, so it
- * is refused on every surface alike instead of failing in the driver.
+ * The path of the first string no database stores as sent, and why; or null. PostgreSQL cannot
+ * store NUL in text, and each driver replaces a lone surrogate its own way (SQLite kept three
+ * U+FFFD, PostgreSQL one), so both are refused on every surface alike.
  */
-function findNulCharacter(value: unknown, path = "", depth = 0): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+function findUnstorableText(value: unknown, path = "", depth = 0): { path: string; message: string } | null {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) return { path, message: "Text may not contain NUL characters" };
+    if (loneSurrogate.test(value)) return { path, message: "Text may not contain unpaired surrogates" };
+    return null;
+  }
   if (typeof value !== "object" || value === null || depth > 32) return null;
   if (isByteSource(value)) return null;
   for (const [key, item] of Object.entries(value)) {
-    const found = findNulCharacter(item, path === "" ? key : `${path}.${key}`, depth + 1);
+    const found = findUnstorableText(item, path === "" ? key : `${path}.${key}`, depth + 1);
     if (found !== null) return found;
   }
   return null;

@@ -101,4 +101,22 @@ describe("found by fuzzing", () => {
     expect(done.body).toMatchObject({ width: 2 ** 31 - 1, height: 1 });
     expect(await site.storedKeys()).toHaveLength(1);
   });
+
+  it("refuses text with lone surrogates, which SQLite and PostgreSQL stored differently (201 before)", async () => {
+    const s = await createTestSite();
+    // JSON escapes carry what UTF-8 cannot: half of a surrogate pair.
+    for (const body of [
+      String.raw`{"format":"note","title":"a\ud800b"}`,
+      String.raw`{"format":"note","bodyMarkdown":"x","summary":"\udc00"}`,
+      String.raw`{"format":"note","attachments":[{"type":"text","content":"\ud83d"}]}`,
+    ]) {
+      const res = await s.call("POST", "/api/posts", body);
+      expectError(res, 400, "VALIDATION_ERROR", body);
+    }
+    expect((await s.call("GET", "/api/posts")).body.posts).toEqual([]);
+    // A whole pair is a character like any other, and round-trips on both databases.
+    const emoji = await s.call("POST", "/api/posts", String.raw`{"format":"note","title":"a\ud83d\ude00b"}`);
+    expect(emoji.status).toBe(201);
+    expect((await s.call("GET", `/api/posts/${emoji.body.id}`)).body.title).toBe("a😀b");
+  });
 });
