@@ -76,6 +76,20 @@ describe("the engine on a local store that cannot write", () => {
     ).toBe("CONFIGURATION_ERROR");
   });
 
+  it("a post's text attachment on a store that cannot write: CONFIGURATION_ERROR and no post", async () => {
+    await writeFile(root, "not a folder");
+    const created = await failure(
+      engine.posts.create({
+        format: "note",
+        bodyMarkdown: "Hi",
+        attachments: [{ type: "text", content: "# A" }],
+      }),
+    );
+    expect(created.code).toBe("CONFIGURATION_ERROR");
+    expect(await engine.context.db.selectFrom("posts").select("id").execute()).toEqual([]);
+    expect(await mediaRows()).toEqual([]);
+  });
+
   it("a full disk: EXTERNAL_SERVICE_ERROR, no part recorded, and the part goes through once there is room", async () => {
     const upload = await engine.uploads.init({
       filename: "big.bin",
