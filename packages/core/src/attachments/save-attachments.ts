@@ -4,7 +4,7 @@ import type { EngineContext } from "../deps.js";
 import { conflict, invalidField, notFound } from "../errors.js";
 import { servingOf } from "../files/file-types.js";
 import { deleteMediaRows, normalizeAlt } from "../files/media-rows.js";
-import { deleteStoredKeys } from "../files/stored-objects.js";
+import { deleteStoredKeys, storageFailure } from "../files/stored-objects.js";
 
 /**
  * One attachment as a request lists it: a media item by ID, or new Markdown text. Posts' input
@@ -46,10 +46,14 @@ export async function prepareAttachments(
       const key = `attachments/${id}.md`;
       const bytes = new TextEncoder().encode(input.content);
       if (ctx.storage) {
-        await ctx.storage.put(key, bytes, {
-          contentType: "text/markdown; charset=utf-8",
-          contentDisposition: servingOf(key).contentDisposition,
-        });
+        await ctx.storage
+          .put(key, bytes, {
+            contentType: "text/markdown; charset=utf-8",
+            contentDisposition: servingOf(key).contentDisposition,
+          })
+          .catch((err: unknown) => {
+            throw storageFailure(ctx, err);
+          });
         storedKeys.push(key);
       }
       prepared.push({
