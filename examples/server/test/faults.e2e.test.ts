@@ -43,11 +43,12 @@ describe("kill -9 of the reference server mid-upload and mid-transaction", () =>
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  const put = async (pathname: string, bytes: Buffer) => {
+  const put = async (pathname: string, bytes: Uint8Array) => {
     const response = await fetch(`${server.url}${pathname}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${devToken}`, "content-type": "application/octet-stream" },
-      body: bytes,
+      // A view of a larger buffer (a part of the file): fetch sends exactly its bytes.
+      body: bytes as Uint8Array<ArrayBuffer>,
     });
     return { status: response.status, body: await response.text() };
   };
@@ -313,3 +314,78 @@ describe.skipIf(process.env.QUIRE_TEST_DATABASE !== "postgres")(
     });
   },
 );
+
+describe("local storage whose folder cannot be written", () => {
+  let site: Awaited<ReturnType<typeof createTestSite>>;
+  let server: ServerProcess;
+  const auth = { authorization: `Bearer ${devToken}` };
+  const json = async (response: Response) => ({ status: response.status, body: await response.json() });
+
+  beforeAll(async () => {
+    site = await createTestSite();
+    // Tests run as root, which permissions do not stop: a file stands where the folder should be.
+    await writeFile(path.join(site.dataDir, "media"), "not a folder");
+    server = await startServerProcess({ ...site.env, DEV_API_TOKEN: devToken });
+  });
+
+  afterAll(async () => {
+    server.child.kill("SIGKILL");
+    await server.exited;
+    await site.cleanup();
+  });
+
+  it("answers CONFIGURATION_ERROR in the spec's shape and records nothing as stored", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(100)], { type: "application/pdf" }), "report.pdf");
+    const oneShot = await json(
+      await fetch(`${server.url}/api/upload`, { method: "POST", headers: auth, body: form }),
+    );
+    expect(oneShot.status).toBe(500);
+    expectErrorShape(oneShot, ["CONFIGURATION_ERROR"]);
+
+    const post = await json(
+      await fetch(`${server.url}/api/posts`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          format: "note",
+          bodyMarkdown: "x",
+          attachments: [{ type: "text", content: "y" }],
+        }),
+      }),
+    );
+    expect(post.status).toBe(500);
+    expectErrorShape(post, ["CONFIGURATION_ERROR"]);
+
+    const init = await json(
+      await fetch(`${server.url}/api/uploads/init`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ filename: "a.bin", contentType: "application/octet-stream", size: 10 }),
+      }),
+    );
+    expect(init.status).toBe(200);
+    const body = await json(
+      await fetch(`${server.url}${init.body.transport.url}`, {
+        method: "PUT",
+        headers: auth,
+        body: new Uint8Array(10),
+      }),
+    );
+    expect(body.status).toBe(500);
+    expectErrorShape(body, ["CONFIGURATION_ERROR"]);
+    const complete = await json(
+      await fetch(`${server.url}/api/uploads/${init.body.id}/complete`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
+    expect(complete.status).toBe(400);
+
+    const media = await json(await fetch(`${server.url}/api/media`, { headers: auth }));
+    expect(media.body.media).toEqual([]);
+    const posts = await json(await fetch(`${server.url}/api/posts`, { headers: auth }));
+    expect(posts.body.posts).toEqual([]);
+  });
+});
