@@ -10,7 +10,7 @@ import { createFsMediaSite, formBody, pngFile } from "./uploads-fixtures.js";
  * schema and from mutations of valid ones, with wrong methods, unknown paths and odd bytes. A short
  * run here, on whichever database the suite runs on; `pnpm fuzz` is the long run.
  */
-const requests = Number(process.env.QUIRE_FUZZ_REQUESTS ?? 1_500);
+const requests = Number(process.env.QUIRE_FUZZ_REQUESTS ?? 1_000);
 const seed = Number(process.env.QUIRE_FUZZ_SEED ?? 20_240_601);
 
 describe("fuzzing every route", () => {

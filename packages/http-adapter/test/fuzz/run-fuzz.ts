@@ -6,7 +6,15 @@ import { type FuzzRequest, fuzzRequests } from "./requests.js";
 
 /** A broken promise of the API, with the request that showed it. */
 export interface Problem {
-  kind: "5xx" | "error shape" | "status" | "changed store" | "leak in message" | "threw" | "no answer";
+  kind:
+    | "5xx"
+    | "error shape"
+    | "status"
+    | "changed store"
+    | "round trip"
+    | "leak in message"
+    | "threw"
+    | "no answer";
   detail: string;
   request: FuzzRequest;
   status?: number;
@@ -214,7 +222,39 @@ function checkAnswer(request: FuzzRequest, outcome: Outcome): Problem[] {
       `success answered ${outcome.status}, the route's is ${request.route.status ?? 200}`,
     );
   }
+  const changed = roundTripProblem(request, outcome.json);
+  if (changed) return problem("round trip", changed);
   return [];
+}
+
+/** Text fields a post keeps exactly as sent (no trimming, no rewriting). */
+const keptText = ["title", "summary", "sourceName", "quoteText", "bodyMarkdown"];
+
+/**
+ * A post written with text it answers differently: what the database kept is not what was sent
+ * (the same request must keep the same text on every database). Null when it matches.
+ */
+function roundTripProblem(request: FuzzRequest, answer: unknown): string | null {
+  const operation = request.route?.operation;
+  if ((operation !== "posts.create" && operation !== "posts.update") || !request.body) return null;
+  let sent: unknown;
+  try {
+    sent = JSON.parse(new TextDecoder().decode(request.body));
+  } catch {
+    return null;
+  }
+  if (!isRecord(sent) || !isRecord(answer)) return null;
+  const kept = answer;
+  for (const field of keptText) {
+    if (typeof sent[field] === "string" && field in kept && kept[field] !== sent[field]) {
+      return `${field} sent as ${JSON.stringify(sent[field]).slice(0, 80)}, kept as ${JSON.stringify(kept[field]).slice(0, 80)}`;
+    }
+  }
+  return null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Why an error answer is not `{ error, code, details? }` with its code's status, or null. */
