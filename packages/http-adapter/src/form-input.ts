@@ -1,6 +1,6 @@
 import { EngineError } from "@quire/core";
 import type * as z from "zod";
-import { type FormDataPart, formDataBoundary, parseFormData } from "./multipart.js";
+import { type FormDataPart, formDataBoundary, joinChunks, parseFormData } from "./multipart.js";
 import { inputFromText } from "./text-input.js";
 
 /** Largest file part read into memory when it cannot stream (one beside the main `file`). */
@@ -90,13 +90,7 @@ async function readWhole(body: AsyncIterable<Uint8Array>, field: string): Promis
     }
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return joinChunks(chunks, size);
 }
 
 function invalidField(field: string, message: string): EngineError {

@@ -125,13 +125,7 @@ class FormDataParser {
       if (size > maxBytes) throw malformed(`A form field is longer than ${maxBytes} bytes`);
       chunks.push(chunk);
     }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return new TextDecoder().decode(bytes);
+    return new TextDecoder().decode(joinChunks(chunks, size));
   }
 
   /** The current part's body, read from the source only as it is iterated; empty once the parser moved on. */
@@ -265,6 +259,17 @@ export function searchBytes(bytes: Uint8Array, pattern: Uint8Array, from: number
  * (U+0000–U+00FF), while browsers send a part's `filename` as raw UTF-8 (`日本.png`), per the HTML
  * form-submission algorithm, which is decoded here as UTF-8 like the rest of the header block.
  */
+/** `size` bytes of chunks, joined into one array. */
+export function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
 function parseHeaderBlock(block: string): Map<string, string> {
   const headers = new Map<string, string>();
   for (const line of block.split("\r\n")) {
