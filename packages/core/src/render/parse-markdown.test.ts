@@ -34,6 +34,22 @@ describe("parseMarkdown", () => {
   });
 });
 
+describe("long lines of markers", () => {
+  it("keeps a thematic break however long, as it opens no container", () => {
+    for (const markdown of ["-".repeat(120), "*".repeat(300), `${"- ".repeat(150)}-`]) {
+      expect(parseMarkdown(markdown).children.map((node) => node.type)).toEqual(["thematicBreak"]);
+    }
+  });
+
+  it("names the field it is given when it refuses", () => {
+    expect(() => parseMarkdown(`${"> ".repeat(150)}x`, "content")).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({ fieldErrors: { content: [expect.any(String)] } }),
+      }),
+    );
+  });
+});
+
 describe("hostile nesting", () => {
   it("refuses lines that stack 100 or more containers before parsing", () => {
     for (const markdown of [`${"- ".repeat(3000)}x`, `${"> ".repeat(150)}x`, `${"1. ".repeat(120)}x`]) {
