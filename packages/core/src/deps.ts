@@ -36,6 +36,14 @@ export interface SiteSettings {
   timeZone: string;
   /** `false`: the public surface (`/api/public/*`) is closed (`PUBLIC_API_ENABLED`). */
   publicApiEnabled: boolean;
+  /** The site's primary language, a canonical BCP 47 tag (`SITE_LANGUAGE`). */
+  siteLanguage: string;
+  /** The site's other languages, canonical BCP 47 tags, never the primary (`ADDITIONAL_LANGUAGES`). */
+  additionalLanguages: string[];
+  /** True when the site publishes in several languages (`MULTILINGUAL_ENABLED`). */
+  multilingualEnabled: boolean;
+  /** What a smart collection's `layout: null` follows (`ARCHIVE_DEFAULT_LAYOUT`). */
+  archiveDefaultLayout: "list" | "grid";
 }
 
 /**

@@ -85,7 +85,15 @@ const defaultConfig: EngineConfig = {
   uploadPartSize: 50 * 1024 * 1024,
 };
 
-const defaultSettings: SiteSettings = { sitePathPrefix: "", timeZone: "UTC", publicApiEnabled: true };
+const defaultSettings: SiteSettings = {
+  sitePathPrefix: "",
+  timeZone: "UTC",
+  publicApiEnabled: true,
+  siteLanguage: "en",
+  additionalLanguages: [],
+  multilingualEnabled: false,
+  archiveDefaultLayout: "list",
+};
 
 /**
  * Builds an engine from its dependencies. Nothing is global: two engines (two sites) can share a
