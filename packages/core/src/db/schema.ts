@@ -149,6 +149,36 @@ export interface UploadPartsTable {
   size: number;
 }
 
+/** A smart collection: conditions over Threads (JSON in `selection`) and an address. */
+export interface SmartCollectionsTable {
+  id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  selection: string;
+  sort_order: string;
+  layout: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A header navigation item; the target column its `type` names is set, the others are null. */
+export interface NavItemsTable {
+  id: string;
+  type: string;
+  system_key: string | null;
+  collection_id: string | null;
+  smart_collection_id: string | null;
+  post_id: string | null;
+  /** The author's label; "" follows the target's title. */
+  label: string;
+  /** `link` and `system` items only; a target's address is read from the target. */
+  url: string | null;
+  position: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Every table the engine reads and writes. */
 export interface Database {
   posts: PostsTable;
@@ -160,4 +190,6 @@ export interface Database {
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
   maintenance_cursors: MaintenanceCursorsTable;
+  smart_collections: SmartCollectionsTable;
+  nav_items: NavItemsTable;
 }
