@@ -15,6 +15,7 @@ import {
   type OperationOutput,
 } from "./operation.js";
 import { postOperations } from "./posts/index.js";
+import { searchOperations } from "./search/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
 import { threadOperations } from "./threads/index.js";
@@ -31,6 +32,7 @@ export const operations = [
   ...threadOperations,
   ...mediaOperations,
   ...uploadOperations,
+  ...searchOperations,
 ] as const;
 
 /** One of the engine's operations. */

@@ -36,6 +36,7 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/api/media/:id", operation: "media.get", input: "none" },
   { method: "PUT", path: "/api/media/:id", operation: "media.update", input: "body" },
   { method: "DELETE", path: "/api/media/:id", operation: "media.delete", input: "none" },
+  { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
 ];
 
 /**

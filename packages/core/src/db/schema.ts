@@ -179,6 +179,15 @@ export interface NavItemsTable {
   updated_at: number;
 }
 
+/**
+ * The folded search text of a published post (drafts have no row), kept in step by the post
+ * writes. SQLite adds an integer `id` the FTS5 index points at. @see docs/search.md
+ */
+export interface PostSearchTable {
+  post_id: string;
+  search_text: string;
+}
+
 /** Every table the engine reads and writes. */
 export interface Database {
   posts: PostsTable;
@@ -190,6 +199,7 @@ export interface Database {
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
   maintenance_cursors: MaintenanceCursorsTable;
+  post_search: PostSearchTable;
   smart_collections: SmartCollectionsTable;
   nav_items: NavItemsTable;
 }

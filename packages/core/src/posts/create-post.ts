@@ -9,6 +9,7 @@ import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
+import { indexPost } from "../search/search-index.js";
 import type { RenderedBody } from "../render/index.js";
 import { claimNewSlug, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
@@ -118,6 +119,7 @@ async function insertPost(
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
+  await indexPost(db, id);
   return id;
 }
 

@@ -6,6 +6,7 @@ import { notFound } from "../errors.js";
 import { deleteMediaOfPosts } from "../files/media-rows.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
+import { unindexPosts } from "../search/search-index.js";
 import { findPost } from "./post-query.js";
 import { postIdInput } from "./post-schemas.js";
 import { refreshThreadFigures } from "./thread-figures.js";
@@ -35,6 +36,7 @@ export const deletePost = defineOperation({
       const keys = await deleteMediaOfPosts(trx, doomed(trx));
       await removeAliasesOf(trx, { targetType: "post", targetIds: doomed(trx) });
       await releaseAddressesOf(trx, doomed(trx));
+      await unindexPosts(trx, doomed(trx));
       if (!isRoot) {
         await trx
           .updateTable("posts")

@@ -11,6 +11,7 @@ import type { EngineContext } from "../deps.js";
 import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
+import { indexPost } from "../search/search-index.js";
 import type { RenderedBody } from "../render/index.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
@@ -120,6 +121,7 @@ async function applyUpdate(
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
   await refreshThreadFigures(db, row.thread_id);
+  await indexPost(db, row.id);
   return removedKeys;
 }
 

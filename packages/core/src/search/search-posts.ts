@@ -1,0 +1,36 @@
+import { defineOperation } from "../operation.js";
+import { selectPosts } from "../posts/post-query.js";
+import { findMatches } from "./search-query.js";
+import { type SearchPostsInput, searchPostsInput } from "./search-schemas.js";
+import { queryTerms } from "./search-text.js";
+import { type SearchAnswer, type SearchResultView, toSearchResult } from "./search-view.js";
+
+/**
+ * Searches the author's published posts (every visibility, roots and replies; never drafts): every
+ * term of `q` must occur in a post, results best first. Operator characters are plain text.
+ * @see docs/search.md, spec § Search
+ */
+export const searchPosts = defineOperation({
+  id: "posts.search",
+  access: "owner",
+  description:
+    "Searches published posts of every visibility, replies included, never drafts: every word of q must occur; best matches first, each with an HTML snippet marking the hits.",
+  hints: { readOnly: true, idempotent: true },
+  input: searchPostsInput,
+  run: async (ctx, input: SearchPostsInput): Promise<SearchAnswer> => {
+    const terms = queryTerms(input.q);
+    const ids = terms.length === 0 ? [] : await findMatches[ctx.dialect.name](ctx.db, terms, input.limit);
+    if (ids.length === 0) return { query: input.q, results: [], count: 0 };
+    const rows = await selectPosts(ctx.db)
+      .where("p.id", "in", ids)
+      .where("p.status", "=", "published")
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const results: SearchResultView[] = [];
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row) results.push(toSearchResult(ctx, row, terms));
+    }
+    return { query: input.q, results, count: results.length };
+  },
+});
