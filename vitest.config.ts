@@ -9,5 +9,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    // eventsource-parser (imported by the MCP SDK's client) publishes a "source" export of raw .ts,
+    // which the "source" condition above picks: Vite transforms both rather than Node loading them.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, /eventsource-parser/] } },
   },
 });

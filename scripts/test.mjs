@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { findPostgresBin, startPostgres } from "./postgres.mjs";
 
 const extraArgs = process.argv.slice(2);
-const databaseSuites = ["packages/core", "packages/http-adapter", "examples"];
+const databaseSuites = ["packages/core", "packages/http-adapter", "packages/mcp-adapter", "examples"];
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 

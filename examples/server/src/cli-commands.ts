@@ -1,8 +1,12 @@
-import { type Engine, internalCaller, isEngineError } from "@quire/core";
+import { mkdir } from "node:fs/promises";
+import { type Engine, internalCaller, isEngineError, ownerCaller } from "@quire/core";
+import { apiLinks } from "@quire/http-adapter";
+import { serveStdio } from "@quire/mcp-adapter";
 import { ConfigError, loadConfig } from "./config.js";
 import type { Env } from "./env-values.js";
 import { createJsonLogger } from "./logger.js";
 import { openEngine } from "./server.js";
+import { createStorage } from "./storage.js";
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -18,17 +22,27 @@ Commands:
   token list            list API tokens (without their secrets)
   token revoke <id>     revoke an API token (tok_…)
   migrate               apply pending database migrations
+  mcp                   serve the MCP tools over stdio as the site owner (docs/mcp.md)
 
 The database is the server's: DATA_DIR / DATABASE_URL, see docs/configuration.md.
 `;
 
 type Command = (engine: Engine, args: string[], io: CliIo) => Promise<void>;
 
-const commands: Record<string, { args: (args: string[]) => boolean; migrateFirst: boolean; run: Command }> = {
+interface CommandEntry {
+  args: (args: string[]) => boolean;
+  migrateFirst: boolean;
+  /** Opens the site's media storage too (the server's STORAGE_DRIVER). */
+  storage?: boolean;
+  run: Command;
+}
+
+const commands: Record<string, CommandEntry> = {
   "token create": { args: () => true, migrateFirst: true, run: createToken },
   "token list": { args: (args) => args.length === 0, migrateFirst: true, run: listTokens },
   "token revoke": { args: (args) => args.length === 1, migrateFirst: true, run: revokeToken },
   migrate: { args: (args) => args.length === 0, migrateFirst: false, run: migrate },
+  mcp: { args: (args) => args.length === 0, migrateFirst: true, storage: true, run: serveMcp },
 };
 
 /**
@@ -50,9 +64,15 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
   let engine: Engine | undefined;
   try {
     const config = loadConfig(env);
+    let storage: Awaited<ReturnType<typeof createStorage>> | undefined;
+    if (command.storage) {
+      await mkdir(config.dataDir, { recursive: true });
+      storage = await createStorage(config, env);
+    }
     engine = await openEngine(
       config,
       createJsonLogger((line) => io.err(line)),
+      storage,
     );
     if (command.migrateFirst) await engine.migrate();
     await command.run(engine, args, io);
@@ -105,6 +125,16 @@ async function migrate(engine: Engine, _args: string[], io: CliIo): Promise<void
   const applied = await engine.migrate();
   if (applied.length === 0) io.out("The database is up to date: no migration to apply.\n");
   for (const name of applied) io.out(`Applied ${name}\n`);
+}
+
+/**
+ * `quire mcp`: the MCP tools over stdin/stdout, on the site's own database and storage, acting as
+ * the owner, until the client closes stdin. Logs go to stderr; stdout carries only MCP messages.
+ */
+async function serveMcp(engine: Engine, _args: string[], io: CliIo): Promise<void> {
+  const { sitePathPrefix } = await engine.siteSettings();
+  io.err("Quire MCP server on stdio; close stdin to stop.\n");
+  await serveStdio(engine, ownerCaller, { links: apiLinks(sitePathPrefix) });
 }
 
 function describe(error: unknown): string {

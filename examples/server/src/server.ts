@@ -5,6 +5,7 @@ import path from "node:path";
 import { createEngine, type Engine, type Logger } from "@quire/core";
 import { openDatabase } from "@quire/core/node";
 import { createFileHandler, createHandler } from "@quire/http-adapter";
+import { createMcpHandler } from "@quire/mcp-adapter";
 import { resolveAuthSecret } from "./auth-secret.js";
 import type { ServerConfig } from "./config.js";
 import type { Env } from "./env-values.js";
@@ -43,6 +44,8 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
     clientAddress: (request) => clientAddress(request),
     // Upload bodies straight from Node's request stream: no Web-stream conversion on the way.
     requestBody: (request) => bridge.rawBody(request),
+    // POST /api/mcp: the MCP tools over JSON-RPC, behind the same authentication (docs/mcp.md).
+    mcp: createMcpHandler(engine),
     logger,
   });
   // Local files are served here; S3 and R2 objects are served by their own public URLs.

@@ -50,8 +50,17 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     }
     if (path === null) return errorOf("NOT_FOUND", `No route for ${url.pathname}`);
     if (path === "/api/mcp" && options.mcp) {
-      await callerFor("owner", request, settings);
-      return options.mcp(request);
+      let caller: Caller;
+      try {
+        caller = await callerFor("owner", request, settings);
+      } catch (err) {
+        if (!isEngineError(err)) throw err;
+        // An MCP answer is never cached, a refusal of its caller included.
+        const response = errorResponse(err);
+        response.headers.set("cache-control", "no-store");
+        return response;
+      }
+      return options.mcp(request, { caller, links: linksFor(prefix), body: options.requestBody?.(request) });
     }
     const match = router.match(request.method, path);
     if (!match) return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);

@@ -1,4 +1,4 @@
-import type { Caller, Logger } from "@quire/core";
+import type { Caller, Links, Logger } from "@quire/core";
 
 /**
  * How a handler is mounted and secured. What a site owner may change (the path prefix, whether the
@@ -27,8 +27,15 @@ export interface HandlerOptions {
    * happens to the rest. Return undefined to use `request.body`.
    */
   requestBody?: (request: Request) => AsyncIterable<Uint8Array> | undefined;
-  /** Handler for `/api/mcp`, injected so this package does not depend on the MCP SDK. */
-  mcp?: (request: Request) => Promise<Response>;
+  /**
+   * Handler for `/api/mcp` (`createMcpHandler` of `@quire/mcp-adapter`), injected so this package
+   * does not depend on the MCP SDK. It runs behind the same authentication as `/api/*` and gets the
+   * caller, the handler's links and the server's raw body. Unset, `/api/mcp` is an unknown path.
+   */
+  mcp?: (
+    request: Request,
+    context: { caller: Caller; links: Links; body: AsyncIterable<Uint8Array> | undefined },
+  ) => Promise<Response>;
   /** Where unexpected errors are reported; defaults to the engine's logger. */
   logger?: Logger;
 }

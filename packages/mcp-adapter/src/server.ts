@@ -1,0 +1,110 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type Request,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { Caller, Engine } from "@quire/core";
+import { callTool, type ToolCallOptions } from "./call-tool.js";
+import { toolDefinitions } from "./tools.js";
+
+/** The one MCP protocol version Quire speaks. @see docs/mcp.md § Protocol version */
+export const mcpProtocolVersion = "2025-06-18";
+
+/** The server's name and version in `initialize`. */
+export const serverInfo = { name: "quire", version: "0.1.0" } as const;
+
+const instructions =
+  "Quire publishing tools for one site: posts grouped into Threads, media, collections and settings. " +
+  "IDs are typed (pst_… posts, med_… media, col_… collections). Lists page with cursor/nextCursor. " +
+  "A failed call answers isError with { error, code, details? }; branch on code.";
+
+/** Options of {@link createMcpServer}. */
+export type McpServerOptions = ToolCallOptions;
+
+/**
+ * An MCP server (the official SDK's `Server`) with every `site_*` tool of the spec, acting for
+ * `caller`. Connect it to any SDK transport (`StdioServerTransport` for a local agent); the
+ * `/api/mcp` endpoint connects one per request.
+ *
+ * Requests are dispatched here rather than through the SDK's per-method schemas so that bad params
+ * answer JSON-RPC -32602 (Invalid params) on every transport, and `initialize` always answers
+ * {@link mcpProtocolVersion}, whatever version the client proposes, as MCP's negotiation allows.
+ */
+export function createMcpServer(engine: Engine, caller: Caller, options: McpServerOptions = {}): Server {
+  const tools = toolDefinitions(engine);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listed = {
+    tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations,
+    })),
+  };
+  const capabilities = { tools: { listChanged: false } };
+  const server = new Server(serverInfo, {
+    capabilities,
+    instructions,
+    jsonSchemaValidator: sharedValidator(),
+  });
+  server.removeRequestHandler("initialize");
+  server.removeRequestHandler("ping");
+  server.fallbackRequestHandler = async (request: Request) => {
+    switch (request.method) {
+      case "initialize":
+        checked(InitializeRequestSchema, request);
+        return {
+          protocolVersion: mcpProtocolVersion,
+          capabilities,
+          serverInfo,
+          instructions,
+        };
+      case "ping":
+        checked(PingRequestSchema, request);
+        return {};
+      case "tools/list":
+        checked(ListToolsRequestSchema, request);
+        return listed;
+      case "tools/call": {
+        const { params } = checked(CallToolRequestSchema, request);
+        const tool = byName.get(params.name);
+        if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+        return callTool(engine, tool, params.arguments ?? {}, caller, options);
+      }
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+  };
+  return server;
+}
+
+type Parser<T> = {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } };
+};
+
+/** The request checked with the SDK's schema of its method; a mismatch is -32602 (Invalid params). */
+function checked<T>(schema: Parser<T>, request: Request): T {
+  const parsed = schema.safeParse(request);
+  if (!parsed.success) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params for ${request.method}: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+let validator: AjvJsonSchemaValidator | undefined;
+
+/** One validator for every server: the SDK builds an Ajv instance per server otherwise (unused by tools). */
+function sharedValidator(): AjvJsonSchemaValidator {
+  validator ??= new AjvJsonSchemaValidator();
+  return validator;
+}
