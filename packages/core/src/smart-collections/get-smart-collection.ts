@@ -1,0 +1,15 @@
+import { defineOperation } from "../operation.js";
+import { findSmartCollection } from "./smart-collection-rows.js";
+import { smartCollectionIdInput } from "./smart-collection-schemas.js";
+import { type SmartCollection, toSmartCollection } from "./smart-collection-view.js";
+
+/** One smart collection, without counts. @see spec § GET /api/smart-collections/:id */
+export const getSmartCollection = defineOperation({
+  id: "smartCollections.get",
+  access: "owner",
+  description: "Reads one smart collection by ID.",
+  hints: { readOnly: true },
+  input: smartCollectionIdInput,
+  run: async (ctx, input): Promise<SmartCollection> =>
+    toSmartCollection(await findSmartCollection(ctx.db, input.id)),
+});
