@@ -18,6 +18,7 @@ import { postOperations } from "./posts/index.js";
 import { searchOperations } from "./search/index.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
+import { smartCollectionOperations } from "./smart-collections/index.js";
 import { threadOperations } from "./threads/index.js";
 import { cleanupExpiredUploads, type UploadCleanup, uploadOperations } from "./uploads/index.js";
 
@@ -32,6 +33,7 @@ export const operations = [
   ...threadOperations,
   ...mediaOperations,
   ...uploadOperations,
+  ...smartCollectionOperations,
   ...searchOperations,
 ] as const;
 

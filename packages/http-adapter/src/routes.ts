@@ -36,6 +36,15 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/api/media/:id", operation: "media.get", input: "none" },
   { method: "PUT", path: "/api/media/:id", operation: "media.update", input: "body" },
   { method: "DELETE", path: "/api/media/:id", operation: "media.delete", input: "none" },
+  { method: "GET", path: "/api/smart-collections", operation: "smartCollections.list", input: "query" },
+  { method: "POST", path: "/api/smart-collections", operation: "smartCollections.create", input: "body", status: 201 },
+  { method: "GET", path: "/api/smart-collections/slug", operation: "smartCollections.slug", input: "query" },
+  { method: "POST", path: "/api/smart-collections/preview", operation: "smartCollections.preview", input: "body" },
+  { method: "GET", path: "/api/smart-collections/:id", operation: "smartCollections.get", input: "none" },
+  { method: "PUT", path: "/api/smart-collections/:id", operation: "smartCollections.update", input: "body" },
+  { method: "DELETE", path: "/api/smart-collections/:id", operation: "smartCollections.delete", input: "none" },
+  { method: "GET", path: "/api/smart-collections/:id/threads", operation: "smartCollections.listThreads", input: "query" },
+  { method: "GET", path: "/api/public/smart-collections/:slug/threads", operation: "publicSmartCollections.listThreads", input: "query" },
   { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
 ];
 
