@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { getAttachmentContent } from "./attachments/get-attachment-content.js";
 import { tokenOperations, verifyApiToken } from "./auth/tokens.js";
 import type { Caller } from "./caller.js";
+import { collectionOperations } from "./collections/index.js";
 import { internalCaller, ownerCaller } from "./caller.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
@@ -31,6 +32,7 @@ export const operations = [
   getAttachmentContent,
   ...tokenOperations,
   ...threadOperations,
+  ...collectionOperations,
   ...mediaOperations,
   ...uploadOperations,
   ...smartCollectionOperations,

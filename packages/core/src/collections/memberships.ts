@@ -1,10 +1,11 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
+import type { Dialect } from "../db/dialect.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import { invalidField } from "../errors.js";
 
-// The seam between posts/threads and the collections resource. No collection exists until that
-// resource lands, so today: any named collection is unknown, a Thread belongs to none, and a
-// collection filter matches nothing. Filling these functions in is the whole of the change there.
+// The seam between posts/threads and the collections resource: a Thread's collections (keyed by
+// its root ID), the copies of the root's figures the memberships keep, and the per-collection
+// figures GET /api/collections reads. Every write here runs inside its caller's transaction.
 
 /** One `collectionEntries` item as a post request sends it. @see spec § POST /api/posts */
 export interface CollectionEntryInput {
@@ -31,46 +32,271 @@ export function namesCollections(input: CollectionInput): boolean {
   return (input.collectionIds?.length ?? 0) > 0 || (input.collectionEntries?.length ?? 0) > 0;
 }
 
-/** The entries a request sets: `collectionEntries` when sent, else `collectionIds` as bare entries. */
+/**
+ * The entries a request sets: `collectionEntries` when sent, else `collectionIds` as bare entries;
+ * a collection named twice counts once (its first entry).
+ */
 function entriesOf(input: CollectionInput): CollectionEntryInput[] {
-  return input.collectionEntries ?? input.collectionIds?.map((collectionId) => ({ collectionId })) ?? [];
+  const entries =
+    input.collectionEntries ?? input.collectionIds?.map((collectionId) => ({ collectionId })) ?? [];
+  const seen = new Set<string>();
+  return entries.filter((entry) => !seen.has(entry.collectionId) && seen.add(entry.collectionId));
+}
+
+/** The request field a collection problem is reported on: the field that won. */
+function fieldOf(input: CollectionInput): string {
+  return input.collectionEntries !== undefined ? "collectionEntries" : "collectionIds";
 }
 
 /**
- * Checks the collections a Thread root names: each must exist, else 400 on `collectionIds` (not a
- * silent drop). Call it before any write of the request.
+ * Checks the collections a Thread root names: each must exist, else 400 on the field sent
+ * (`collectionIds`, or `collectionEntries` when that was sent) — not a silent drop. Call it before
+ * any write of the request.
  */
-export async function checkCollectionInput(_db: Kysely<Database>, input: CollectionInput): Promise<void> {
-  const [unknown] = entriesOf(input);
-  if (unknown) throw invalidField("collectionIds", `Unknown collection ${unknown.collectionId}`);
+export async function checkCollectionInput(db: Kysely<Database>, input: CollectionInput): Promise<void> {
+  const ids = entriesOf(input).map((entry) => entry.collectionId);
+  if (ids.length === 0) return;
+  const found = await db.selectFrom("collections").select("id").where("id", "in", ids).execute();
+  const known = new Set(found.map((row) => row.id));
+  const unknown = ids.find((id) => !known.has(id));
+  if (unknown) throw invalidField(fieldOf(input), `Unknown collection ${unknown}`);
+}
+
+/** The root figures a membership keeps a copy of. */
+interface ThreadSnapshot {
+  thread_status: string;
+  thread_language: string;
+  thread_activity_at: number;
+}
+
+async function snapshotOf(db: Kysely<Database>, threadId: string): Promise<ThreadSnapshot | undefined> {
+  const root = await db
+    .selectFrom("posts")
+    .select(["status", "language", "last_activity_at"])
+    .where("id", "=", threadId)
+    .whereRef("id", "=", "thread_id")
+    .executeTakeFirst();
+  if (!root) return undefined;
+  return {
+    thread_status: root.status,
+    thread_language: root.language ?? "",
+    thread_activity_at: Number(root.last_activity_at),
+  };
+}
+
+/**
+ * Locks collection rows in ID order (PostgreSQL; SQLite's write lock already serialises), so the
+ * writers of one collection's memberships and figures queue behind each other. Lock order across
+ * the engine: a Thread's root row first (the post write or membership change), then collections.
+ */
+export async function lockCollections(
+  ctx: { db: Kysely<Database>; dialect: Dialect },
+  collectionIds: Iterable<string>,
+): Promise<void> {
+  for (const id of [...new Set(collectionIds)].sort()) {
+    await ctx.dialect.lockRow(ctx.db, { table: "collections", id });
+  }
+}
+
+/**
+ * Recomputes the figures of these collections from their memberships' own index: per language,
+ * published Threads and the newest activity. Hold the collections' locks (see {@link lockCollections}).
+ */
+export async function refreshCollectionFigures(db: Kysely<Database>, collectionIds: string[]): Promise<void> {
+  const ids = [...new Set(collectionIds)];
+  if (ids.length === 0) return;
+  await db.deleteFrom("collection_figures").where("collection_id", "in", ids).execute();
+  await db
+    .insertInto("collection_figures")
+    .columns(["collection_id", "language", "thread_count", "recent_activity_at"])
+    .expression(
+      db
+        .selectFrom("collection_threads")
+        .select((eb) => [
+          "collection_id",
+          "thread_language",
+          eb.fn.countAll<number>().as("thread_count"),
+          eb.fn.max("thread_activity_at").as("recent_activity_at"),
+        ])
+        .where("collection_id", "in", ids)
+        .where("thread_status", "=", "published")
+        .groupBy(["collection_id", "thread_language"]),
+    )
+    .execute();
 }
 
 /**
  * Makes the request's collections the Thread's whole collection set, inside the post write's
- * transaction (input already checked by {@link checkCollectionInput}). @see spec § PUT /api/posts/:id rule 3
+ * transaction (input already checked by {@link checkCollectionInput}; the Thread already locked).
+ * `collectionIds` keeps a membership that stays (its time, position and pin); `collectionEntries`
+ * sets the fields an entry sends. @see spec § PUT /api/posts/:id rule 3
  */
 export async function setThreadCollections(
-  _db: Kysely<Database>,
-  _input: { threadId: string; collections: CollectionInput; now: number },
+  ctx: { db: Kysely<Database>; dialect: Dialect },
+  input: { threadId: string; collections: CollectionInput; now: number },
 ): Promise<void> {
-  // Nothing to store: checkCollectionInput let through only empty sets, and no membership exists.
+  if (!sendsCollections(input.collections)) return;
+  const { db } = ctx;
+  const entries = entriesOf(input.collections);
+  const current = await db
+    .selectFrom("collection_threads")
+    .select("collection_id")
+    .where("thread_id", "=", input.threadId)
+    .execute();
+  const before = new Set(current.map((row) => row.collection_id));
+  const wanted = new Set(entries.map((entry) => entry.collectionId));
+  const touched = [...new Set([...before, ...wanted])];
+  if (touched.length === 0) return;
+  await lockCollections(ctx, touched);
+  // A collection deleted since the check (it held its lock while deleting) is unknown now.
+  await checkCollectionInput(db, input.collections);
+
+  const removed = [...before].filter((id) => !wanted.has(id));
+  if (removed.length > 0) {
+    await db
+      .deleteFrom("collection_threads")
+      .where("thread_id", "=", input.threadId)
+      .where("collection_id", "in", removed)
+      .execute();
+  }
+  const snapshot = await snapshotOf(db, input.threadId);
+  if (!snapshot) throw new Error(`Thread ${input.threadId} has no root`);
+  const explicit = input.collections.collectionEntries !== undefined;
+  for (const entry of entries) {
+    const position = entry.position === undefined ? null : String(entry.position);
+    if (!before.has(entry.collectionId)) {
+      await db
+        .insertInto("collection_threads")
+        .values({
+          collection_id: entry.collectionId,
+          thread_id: input.threadId,
+          created_at: entry.createdAt ?? input.now,
+          position,
+          pinned_at: entry.pinnedAt ?? null,
+          ...snapshot,
+        })
+        .execute();
+    } else if (explicit) {
+      const changes: { created_at?: number; position?: string | null; pinned_at?: number | null } = {};
+      if (entry.createdAt !== undefined) changes.created_at = entry.createdAt;
+      if (entry.position !== undefined) changes.position = position;
+      if (entry.pinnedAt !== undefined) changes.pinned_at = entry.pinnedAt;
+      if (Object.keys(changes).length > 0) {
+        await db
+          .updateTable("collection_threads")
+          .set(changes)
+          .where("collection_id", "=", entry.collectionId)
+          .where("thread_id", "=", input.threadId)
+          .execute();
+      }
+    }
+  }
+  await refreshCollectionFigures(db, touched);
+}
+
+/**
+ * Keeps a Thread's memberships in step with its root after a post write (the Thread locked): the
+ * copied status, language and activity, and the figures of its collections when one changed. A
+ * Thread whose root is gone leaves its collections. Called by the posts' figure refresh and by
+ * the root's deletion; cheap when the Thread is in no collection.
+ */
+export async function syncThreadMemberships(
+  ctx: { db: Kysely<Database>; dialect: Dialect },
+  threadId: string,
+): Promise<void> {
+  const { db } = ctx;
+  const rows = await db
+    .selectFrom("collection_threads")
+    .select(["collection_id", "thread_status", "thread_language", "thread_activity_at"])
+    .where("thread_id", "=", threadId)
+    .execute();
+  if (rows.length === 0) return;
+  const snapshot = await snapshotOf(db, threadId);
+  const stale = rows.filter(
+    (row) =>
+      !snapshot ||
+      row.thread_status !== snapshot.thread_status ||
+      row.thread_language !== snapshot.thread_language ||
+      Number(row.thread_activity_at) !== snapshot.thread_activity_at,
+  );
+  if (stale.length === 0) return;
+  const ids = stale.map((row) => row.collection_id);
+  await lockCollections(ctx, ids);
+  if (snapshot) {
+    await db
+      .updateTable("collection_threads")
+      .set(snapshot)
+      .where("thread_id", "=", threadId)
+      .where("collection_id", "in", ids)
+      .execute();
+  } else {
+    await db
+      .deleteFrom("collection_threads")
+      .where("thread_id", "=", threadId)
+      .where("collection_id", "in", ids)
+      .execute();
+  }
+  await refreshCollectionFigures(db, ids);
 }
 
 /** The collection IDs of many Threads in one query, by Thread (root) ID; a Thread in none is absent. */
 export async function collectionIdsOf(
-  _db: Kysely<Database>,
-  _threadIds: string[],
+  db: Kysely<Database>,
+  threadIds: string[],
 ): Promise<Map<string, string[]>> {
-  return new Map();
+  const byThread = new Map<string, string[]>();
+  if (threadIds.length === 0) return byThread;
+  const rows = await db
+    .selectFrom("collection_threads")
+    .select(["thread_id", "collection_id"])
+    .where("thread_id", "in", [...new Set(threadIds)])
+    .orderBy("thread_id")
+    .orderBy("collection_id")
+    .execute();
+  for (const row of rows) {
+    const list = byThread.get(row.thread_id);
+    if (list) list.push(row.collection_id);
+    else byThread.set(row.thread_id, [row.collection_id]);
+  }
+  return byThread;
+}
+
+/** Root rows aliased `r`. */
+type RootScope = ExpressionBuilder<Database & { r: PostsTable }, "r">;
+
+/** Which collections a Thread-list condition names: slugs (the `collection` parameter) or IDs. */
+export type CollectionRef = { slugs: string[] } | { ids: string[] };
+
+function membershipsOf(eb: RootScope, ref: CollectionRef) {
+  let members = eb
+    .selectFrom("collection_threads as m")
+    .select("m.thread_id")
+    .whereRef("m.thread_id", "=", "r.id");
+  members =
+    "ids" in ref
+      ? members.where("m.collection_id", "in", ref.ids)
+      : members.where("m.collection_id", "in", (sub) =>
+          sub.selectFrom("collections as c").select("c.id").where("c.slug", "in", ref.slugs),
+        );
+  return members;
 }
 
 /**
  * The Thread-list condition "in any of these collections", by slug, on root rows aliased `r`.
  * @see spec § Threads rule 6 (an unknown slug gives an empty result)
  */
-export function collectionFilter(
-  _eb: ExpressionBuilder<Database & { r: PostsTable }, "r">,
-  _slugs: string[],
-): Expression<SqlBool> {
-  return sql<SqlBool>`1 = 0`;
+export function collectionFilter(eb: RootScope, slugs: string[]): Expression<SqlBool> {
+  if (slugs.length === 0) return sql<SqlBool>`1 = 0`;
+  return eb.exists(membershipsOf(eb, { slugs }));
+}
+
+/** The Thread-list condition "in any of these collections", by `col_` ID (smart collections' selection). */
+export function collectionIdFilter(eb: RootScope, ids: string[]): Expression<SqlBool> {
+  if (ids.length === 0) return sql<SqlBool>`1 = 0`;
+  return eb.exists(membershipsOf(eb, { ids }));
+}
+
+/** The condition "pinned in one of these collections" on root rows aliased `r` (Threads rule 4). */
+export function collectionPinFilter(eb: RootScope, ref: CollectionRef): Expression<SqlBool> {
+  return eb.exists(membershipsOf(eb, ref).where("m.pinned_at", "is not", null));
 }

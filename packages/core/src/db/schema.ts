@@ -202,4 +202,9 @@ export interface Database {
   post_search: PostSearchTable;
   smart_collections: SmartCollectionsTable;
   nav_items: NavItemsTable;
+  collections: CollectionsTable;
+  collection_threads: CollectionThreadsTable;
+  collection_figures: CollectionFiguresTable;
+  directory_items: DirectoryItemsTable;
+  directory_lock: DirectoryLockTable;
 }

@@ -3,7 +3,7 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
-import { checkCollectionInput, setThreadCollections } from "../collections/memberships.js";
+import { checkCollectionInput, setThreadCollections, syncThreadMemberships } from "../collections/memberships.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
@@ -114,11 +114,12 @@ async function insertPost(
     .execute();
   if (aliasPath)
     await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
-  if (!parent) await setThreadCollections(db, { threadId: id, collections: input, now });
+  if (!parent) await setThreadCollections(ctx, { threadId: id, collections: input, now });
 
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
+  await syncThreadMemberships(ctx, parent?.thread_id ?? id);
   await indexPost(db, id);
   return id;
 }

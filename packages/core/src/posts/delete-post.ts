@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { syncThreadMemberships } from "../collections/memberships.js";
 import { releaseAddressesOf } from "../custom-urls/addresses.js";
 import { removeAliasesOf } from "../custom-urls/aliases.js";
 import type { Database } from "../db/schema.js";
@@ -46,6 +47,8 @@ export const deletePost = defineOperation({
       }
       await trx.deleteFrom("posts").where("id", "in", doomed(trx)).execute();
       if (!isRoot) await refreshThreadFigures(trx, row.thread_id);
+      // A deleted root takes its Thread out of its collections; a reply may change its activity.
+      await syncThreadMemberships({ ...ctx, db: trx }, row.thread_id);
       return keys;
     });
     await deleteStoredKeys(ctx, keys);

@@ -4,7 +4,12 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
-import { checkCollectionInput, sendsCollections, setThreadCollections } from "../collections/memberships.js";
+import {
+  checkCollectionInput,
+  sendsCollections,
+  setThreadCollections,
+  syncThreadMemberships,
+} from "../collections/memberships.js";
 import { moveAddress } from "../custom-urls/addresses.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
@@ -72,8 +77,13 @@ async function applyUpdate(
   const row = await findPost(db, input.id);
   if (!row) throw notFound("post", input.id);
   const isRoot = row.id === row.thread_id;
-  if (!isRoot) checkReplyFields(input, { kind: "update" });
-  else if (sendsCollections(input)) await checkCollectionInput(db, input);
+  // A reply may send collections: they replace its Thread's set (spec § PUT /api/posts/:id rule 3).
+  if (!isRoot)
+    checkReplyFields(
+      { ...input, collectionIds: undefined, collectionEntries: undefined },
+      { kind: "update" },
+    );
+  if (sendsCollections(input)) await checkCollectionInput(db, input);
 
   const changes: Updateable<PostsTable> = { ...formatChanges(row, input), updated_at: now };
   if (rendered !== undefined) Object.assign(changes, bodyChanges(rendered));
@@ -111,8 +121,8 @@ async function applyUpdate(
       .where("thread_id", "=", row.thread_id)
       .execute();
   }
-  if (isRoot && sendsCollections(input)) {
-    await setThreadCollections(db, { threadId: row.thread_id, collections: input, now });
+  if (sendsCollections(input)) {
+    await setThreadCollections(ctx, { threadId: row.thread_id, collections: input, now });
   }
   let removedKeys: string[] = [];
   if (prepared) {
@@ -121,6 +131,7 @@ async function applyUpdate(
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
   await refreshThreadFigures(db, row.thread_id);
+  await syncThreadMemberships(ctx, row.thread_id);
   await indexPost(db, row.id);
   return removedKeys;
 }

@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import { collectionFilter } from "../collections/memberships.js";
+import { collectionFilter, collectionIdFilter } from "../collections/memberships.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import type { SiteSettings } from "../deps.js";
 import { invalidField } from "../errors.js";
@@ -22,14 +22,24 @@ export interface ThreadFilter {
   replies?: "any" | "none" | undefined;
   language?: string | undefined;
   media?: MediaFilter | undefined;
-  /** Collection slugs; a Thread in any one matches. */
+  /**
+   * Collection slugs (the `collection` parameter); a Thread in any one matches, an unknown slug
+   * matches nothing. They also bring the collections' pins and order (spec § Threads rule 4).
+   */
   collections?: string[] | undefined;
+  /** Collection IDs (`col_…`); a Thread in any one matches. A plain condition: no pins, no order. */
+  collectionIds?: string[] | undefined;
 }
 
 /** A resolved list query: the filter and the order. */
 export interface ThreadListQuery {
   filter: ThreadFilter;
   sort: ThreadSort;
+  /**
+   * True when the client sent no `sort`: one named collection then lists in its own `sortOrder`
+   * (spec § Threads rule 4). Absent means the sort was chosen.
+   */
+  defaultSort?: boolean | undefined;
 }
 
 /**
@@ -51,6 +61,7 @@ export function resolveListQuery(
   }
   return {
     sort: input.sort ?? (featured ? "published" : "activity"),
+    defaultSort: input.sort === undefined && !featured,
     filter: {
       status: "status" in input ? input.status : "published",
       visibility: visibilityFilter(input.visibility, surface),
@@ -113,6 +124,7 @@ export function filterConditions(eb: RootScope, filter: ThreadFilter): Expressio
   if (filter.language) conditions.push(eb("r.language", "=", filter.language));
   if (filter.media) conditions.push(mediaCondition(eb, filter.media));
   if (filter.collections) conditions.push(collectionFilter(eb, filter.collections));
+  if (filter.collectionIds) conditions.push(collectionIdFilter(eb, filter.collectionIds));
   return conditions;
 }
 

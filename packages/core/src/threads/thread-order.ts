@@ -76,3 +76,57 @@ export function segmentsFor(sort: ThreadSort, status: "published" | "draft"): Se
       ];
   }
 }
+
+/** The order of a Thread list filtered by collections with their pins on top (spec § Threads rule 4). */
+export type CollectionListOrder = "activity" | "newest" | "oldest" | "rating";
+
+/**
+ * The segments of a collection-filtered list that keeps the collections' pins: the Threads pinned
+ * in one of the named collections first, then the rest, each section in `order`. The site-wide
+ * pin plays no part here (a collection's own pins replace it). The order names differ from the
+ * unfiltered lists' (`threads.collection.*`), so a cursor of one is refused by the other.
+ * - activity: newest activity first; newest / oldest: root publication (drafts: creation);
+ * - rating: highest rating, then newest activity, unrated Threads after rated ones.
+ * @see docs/collections.md § Thread lists by collection
+ */
+export function collectionSegmentsFor(
+  order: CollectionListOrder,
+  status: "published" | "draft",
+  pinned: (eb: RootScope) => Expression<SqlBool>,
+): Segment[] {
+  const timeColumn: KeyColumn = status === "draft" ? "created_at" : "published_at";
+  const draftSuffix = status === "draft" ? ".draft" : "";
+  const base: Segment[] =
+    order === "activity"
+      ? [{ name: "threads.collection.activity", keys: keys("last_activity_at"), direction: "desc" }]
+      : order === "newest"
+        ? [{ name: `threads.collection.newest${draftSuffix}`, keys: keys(timeColumn), direction: "desc" }]
+        : order === "oldest"
+          ? [{ name: `threads.collection.oldest${draftSuffix}`, keys: keys(timeColumn), direction: "asc" }]
+          : [
+              {
+                name: "threads.collection.rating",
+                where: (eb) => eb("r.rating", "is not", null),
+                keys: keys("rating", "last_activity_at"),
+                direction: "desc",
+              },
+              {
+                name: "threads.collection.rating.unrated",
+                where: (eb) => eb("r.rating", "is", null),
+                keys: keys("last_activity_at"),
+                direction: "desc",
+              },
+            ];
+  const within = (segment: Segment, condition: (eb: RootScope) => Expression<SqlBool>) => {
+    const where = segment.where;
+    return (eb: RootScope) => (where ? eb.and([where(eb), condition(eb)]) : condition(eb));
+  };
+  return [
+    ...base.map((segment) => ({
+      ...segment,
+      name: `${segment.name}.pinned`,
+      where: within(segment, pinned),
+    })),
+    ...base.map((segment) => ({ ...segment, where: within(segment, (eb) => eb.not(pinned(eb))) })),
+  ];
+}

@@ -3,6 +3,7 @@ import * as initial from "./001-initial.js";
 import * as threads from "./002-threads.js";
 import * as uploads from "./003-uploads.js";
 import * as maintenance from "./004-maintenance.js";
+import * as collections from "./005-collections.js";
 import * as search from "./010-search.js";
 import * as smartCollectionsNav from "./006-smart-collections-nav.js";
 
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   "002-threads": threads,
   "003-uploads": uploads,
   "004-maintenance": maintenance,
+  "005-collections": collections,
   "010-search": search,
   "006-smart-collections-nav": smartCollectionsNav,
 };

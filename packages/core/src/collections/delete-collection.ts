@@ -1,0 +1,30 @@
+import { releaseAddress } from "../custom-urls/addresses.js";
+import { defineOperation } from "../operation.js";
+import { lockCollection } from "./collection-rows.js";
+import { collectionIdInput } from "./collection-schemas.js";
+import { lockDirectory } from "./directory.js";
+
+/**
+ * Deletes a collection: its address is freed, its memberships, figures and directory item go;
+ * its Threads stay. @see spec § DELETE /api/collections/:id
+ */
+export const deleteCollection = defineOperation({
+  id: "collections.delete",
+  access: "owner",
+  description: "Deletes a collection and its directory item; its Threads remain.",
+  hints: { destructive: true, idempotent: true },
+  input: collectionIdInput,
+  run: async (ctx, input) => {
+    await ctx.db.transaction().execute(async (trx) => {
+      const tx = { ...ctx, db: trx };
+      const row = await lockCollection(tx, input.id);
+      await releaseAddress(trx, row.slug);
+      await trx.deleteFrom("collection_threads").where("collection_id", "=", row.id).execute();
+      await trx.deleteFrom("collection_figures").where("collection_id", "=", row.id).execute();
+      await lockDirectory(tx);
+      await trx.deleteFrom("directory_items").where("collection_id", "=", row.id).execute();
+      await trx.deleteFrom("collections").where("id", "=", row.id).execute();
+    });
+    return { success: true as const };
+  },
+});

@@ -1,0 +1,89 @@
+import { generateKeyBetween } from "fractional-indexing";
+import type { Kysely, Selectable } from "kysely";
+import type { Dialect } from "../db/dialect.js";
+import type { Database, DirectoryItemsTable } from "../db/schema.js";
+import { invalidField } from "../errors.js";
+import { maxLabelLength } from "./collection-schemas.js";
+
+/** A stored directory item. */
+export type StoredDirectoryItem = Selectable<DirectoryItemsTable>;
+
+/**
+ * Takes the directory's one lock row for the rest of the transaction: every directory write holds
+ * it before reading positions, so two writers never compute the same key (PostgreSQL reads the
+ * row FOR UPDATE; SQLite's write transaction already holds the file's write lock).
+ */
+export async function lockDirectory(ctx: { db: Kysely<Database>; dialect: Dialect }): Promise<void> {
+  await ctx.dialect.lockRow(ctx.db, { table: "directory_lock", id: "directory" });
+}
+
+/** Byte-order comparison of fractional keys (the database's collation plays no part). */
+export function comparePositions(a: { position: string; id: string }, b: { position: string; id: string }) {
+  if (a.position !== b.position) return a.position < b.position ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Every directory item in directory order (the directory is small and returned whole). */
+export async function loadDirectory(db: Kysely<Database>): Promise<StoredDirectoryItem[]> {
+  const rows = await db.selectFrom("directory_items").selectAll().execute();
+  return rows.sort(comparePositions);
+}
+
+/** A key after every item (the directory lock held). */
+export async function endPosition(db: Kysely<Database>): Promise<string> {
+  const last = await db
+    .selectFrom("directory_items")
+    .select("position")
+    .execute()
+    .then((rows) =>
+      rows
+        .map((row) => row.position)
+        .sort()
+        .at(-1),
+    );
+  return generateKeyBetween(last ?? null, null);
+}
+
+/** A fresh key strictly between two keys (either end may be open). */
+export function positionBetween(before: string | null, after: string | null): string {
+  return generateKeyBetween(before, after);
+}
+
+/** A divider's label: trimmed, blank stored as null, at most 60 characters. */
+export function dividerLabel(label: string | null | undefined): string | null {
+  const trimmed = label?.trim() ?? "";
+  if (trimmed === "") return null;
+  if (trimmed.length > maxLabelLength) throw invalidField("label", `At most ${maxLabelLength} characters`);
+  return trimmed;
+}
+
+/** A link's label: 1 to 60 characters after trimming. */
+export function linkLabel(label: string | null | undefined): string {
+  const trimmed = label?.trim() ?? "";
+  if (trimmed === "") throw invalidField("label", "A link needs a label");
+  if (trimmed.length > maxLabelLength) throw invalidField("label", `At most ${maxLabelLength} characters`);
+  return trimmed;
+}
+
+/** Appends the directory item of a new collection (the directory lock taken here). */
+export async function placeCollection(
+  ctx: { db: Kysely<Database>; dialect: Dialect; ids: { generate(prefix: "cdi"): string } },
+  input: { collectionId: string; now: number },
+): Promise<void> {
+  await lockDirectory(ctx);
+  await ctx.db
+    .insertInto("directory_items")
+    .values({
+      id: ctx.ids.generate("cdi"),
+      type: "collection",
+      collection_id: input.collectionId,
+      smart_collection_id: null,
+      label: null,
+      url: null,
+      description: null,
+      position: await endPosition(ctx.db),
+      created_at: input.now,
+      updated_at: input.now,
+    })
+    .execute();
+}
