@@ -188,6 +188,60 @@ export interface PostSearchTable {
   search_text: string;
 }
 
+/** A hand-tagged collection of Threads. */
+export interface CollectionsTable {
+  id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  sort_order: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * A Thread in a collection, keyed by the Thread's root ID, with a copy of the root's status,
+ * language ('' for none) and last activity kept in step by collections/memberships.ts.
+ */
+export interface CollectionThreadsTable {
+  collection_id: string;
+  thread_id: string;
+  created_at: number;
+  position: string | null;
+  pinned_at: number | null;
+  thread_status: string;
+  thread_language: string;
+  thread_activity_at: number;
+}
+
+/** Per collection and root language ('' for none): published Threads and their newest activity. */
+export interface CollectionFiguresTable {
+  collection_id: string;
+  language: string;
+  thread_count: number;
+  recent_activity_at: number;
+}
+
+/** A place in the collection directory: a collection, a smart collection, a divider or a link. */
+export interface DirectoryItemsTable {
+  id: string;
+  type: string;
+  collection_id: string | null;
+  smart_collection_id: string | null;
+  label: string | null;
+  url: string | null;
+  description: string | null;
+  /** Fractional ordering key, compared as plain (byte-order) strings. */
+  position: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One row ('directory') every directory write locks first. */
+export interface DirectoryLockTable {
+  id: string;
+}
+
 /** Every table the engine reads and writes. */
 export interface Database {
   posts: PostsTable;
