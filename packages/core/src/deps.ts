@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Dialect, DialectName } from "./db/dialect.js";
 import type { Database } from "./db/schema.js";
+import type { SettingsStore } from "./settings/settings-store.js";
 import type { Storage } from "./storage.js";
 
 /** The time source. Core never calls `Date.now()`; tests inject a fixed clock. */
@@ -44,6 +45,24 @@ export interface SiteSettings {
   multilingualEnabled: boolean;
   /** What a smart collection's `layout: null` follows (`ARCHIVE_DEFAULT_LAYOUT`). */
   archiveDefaultLayout: "list" | "grid";
+  /** The site's name (`SITE_NAME`). */
+  siteName: string;
+  /** A sentence or two about the site, may be empty (`SITE_DESCRIPTION`). */
+  siteDescription: string;
+  /** Text shown at the foot of site pages, may be empty (`SITE_FOOTER`). */
+  siteFooter: string;
+  /** Posts per page on site pages (`PAGE_SIZE`). */
+  pageSize: number;
+  /** What the main feed lists: the latest Threads or the featured ones (`MAIN_RSS_FEED`). */
+  mainRssFeed: "latest" | "featured";
+  /** `false`: no RSS feeds (`RSS_FEEDS_ENABLED`). */
+  rssFeedsEnabled: boolean;
+  /** Items in an RSS feed (`RSS_FEED_LIMIT`). */
+  rssFeedLimit: number;
+  /** Seconds a published post waits before it appears in feeds (`RSS_PUBLISH_DELAY_SECONDS`). */
+  rssPublishDelaySeconds: number;
+  /** `true`: ask search engines not to index the site (`NOINDEX`). */
+  noindex: boolean;
 }
 
 /**
@@ -58,6 +77,11 @@ export interface Links {
   uploadBody(uploadId: string): string;
   /** Where a `multipartRelay` upload's parts go. */
   uploadPart(uploadId: string): string;
+  /**
+   * The origin (`https://example.com`) the adapter is serving, when it knows it: a full URL with
+   * another origin is another site's (translations.resolve).
+   */
+  siteOrigin?: string | undefined;
 }
 
 /** Deployment limits of an engine, fixed when it is created. @see docs/configuration.md */
@@ -68,6 +92,12 @@ export interface EngineConfig {
   uploadMultipartThreshold: number;
   /** Part size of a `multipartRelay` (raised when a file would need more than 10,000 parts). */
   uploadPartSize: number;
+  /**
+   * How long, in seconds, the engine serves the site's settings from memory before reading the
+   * store again, so that another engine's write on the same database is seen (0: read on every
+   * call). Its own writes take effect at once. @see docs/settings.md § Caching
+   */
+  settingsCacheSeconds: number;
 }
 
 export type { Dialect, DialectName };
@@ -80,7 +110,11 @@ export interface EngineDeps {
   ids?: IdGenerator;
   logger?: Logger;
   config?: Partial<EngineConfig>;
-  /** Site settings in effect until the site's own settings store says otherwise. */
+  /**
+   * Fallbacks of the site's settings: the value of a key the settings store has no override for
+   * (the reference server passes its environment variables here). Unset fields take the built-in
+   * defaults. An invalid value throws CONFIGURATION_ERROR when the engine is created.
+   */
   settings?: Partial<SiteSettings>;
   /** The addresses an adapter serves, for in-process answers; an HTTP handler passes its own per request. */
   links?: Links | undefined;
@@ -103,5 +137,7 @@ export interface EngineContext {
   config: EngineConfig;
   /** The site settings in effect for this call. */
   settings: SiteSettings;
+  /** The settings store behind {@link EngineContext.settings}: its cache, for the settings operations. */
+  settingsStore: SettingsStore;
   links: Links | undefined;
 }

@@ -3,7 +3,9 @@ import { getAttachmentContent } from "./attachments/get-attachment-content.js";
 import { tokenOperations, verifyApiToken } from "./auth/tokens.js";
 import type { Caller } from "./caller.js";
 import { collectionOperations } from "./collections/index.js";
-import { internalCaller, ownerCaller } from "./caller.js";
+import { internalCaller, ownerCaller, publicCaller } from "./caller.js";
+import { customUrlOperations, type Resolution } from "./custom-urls/index.js";
+import { resolveAddress } from "./custom-urls/resolve-address.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
@@ -17,10 +19,13 @@ import {
 } from "./operation.js";
 import { postOperations } from "./posts/index.js";
 import { searchOperations } from "./search/index.js";
+import { settingsOperations } from "./settings/index.js";
+import { checkFallbacks, SettingsStore } from "./settings/settings-store.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
 import { smartCollectionOperations } from "./smart-collections/index.js";
 import { threadOperations } from "./threads/index.js";
+import { translationOperations } from "./translations/index.js";
 import { cleanupExpiredUploads, type UploadCleanup, uploadOperations } from "./uploads/index.js";
 
 /**
@@ -35,8 +40,11 @@ export const operations = [
   ...collectionOperations,
   ...mediaOperations,
   ...uploadOperations,
+  ...customUrlOperations,
   ...smartCollectionOperations,
   ...searchOperations,
+  ...settingsOperations,
+  ...translationOperations,
 ] as const;
 
 /** One of the engine's operations. */
@@ -60,7 +68,7 @@ export type EngineApi = {
 
 /** A running engine: the typed operations plus lifecycle and adapter hooks. */
 export type Engine = EngineApi & {
-  /** The resolved dependencies (for adapters and tests); `settings` holds the defaults. */
+  /** The resolved dependencies (for adapters and tests); `settings` holds the fallbacks over the defaults. */
   readonly context: EngineContext;
   /** Every operation by id, for adapters that derive routes or tools from the table. */
   readonly operations: ReadonlyMap<OperationId, EngineOperation>;
@@ -83,22 +91,19 @@ export type Engine = EngineApi & {
   close(): Promise<void>;
   /** Expires stale upload sessions and deletes their bytes; run it now and then (docs/media.md § Cleanup). */
   cleanupExpiredUploads(): Promise<UploadCleanup>;
+  /**
+   * What lives at a public path (site path prefix included), as an anonymous reader sees it: a
+   * post, a collection, a smart collection, a redirect or nothing (`addresses.resolve`;
+   * docs/custom-urls.md § Resolving an address).
+   */
+  resolve(path: string): Promise<Resolution>;
 };
 
 const defaultConfig: EngineConfig = {
   uploadMaxBytes: 1024 * 1024 * 1024,
   uploadMultipartThreshold: 64 * 1024 * 1024,
   uploadPartSize: 50 * 1024 * 1024,
-};
-
-const defaultSettings: SiteSettings = {
-  sitePathPrefix: "",
-  timeZone: "UTC",
-  publicApiEnabled: true,
-  siteLanguage: "en",
-  additionalLanguages: [],
-  multilingualEnabled: false,
-  archiveDefaultLayout: "list",
+  settingsCacheSeconds: 5,
 };
 
 /**
@@ -109,21 +114,42 @@ const defaultSettings: SiteSettings = {
  * (token management), unless another caller is passed.
  */
 export function createEngine(deps: EngineDeps): Engine {
+  const clock = deps.clock ?? systemClock();
+  const logger = deps.logger ?? silentLogger;
+  const config = { ...defaultConfig, ...deps.config };
+  // The site's settings: stored overrides over these fallbacks over the built-in defaults, kept in
+  // memory and replaced on this engine's writes (settings/settings-store.ts, docs/settings.md).
+  const fallbacks = checkFallbacks(deps.settings ?? {});
+  const settingsStore = new SettingsStore({
+    db: deps.db,
+    clock,
+    logger,
+    fallbacks,
+    ttlSeconds: config.settingsCacheSeconds,
+  });
   const context: EngineContext = {
     db: deps.db,
     dialect: deps.dialect ? dialectNamed(deps.dialect) : detectDialect(deps.db),
     storage: deps.storage,
-    clock: deps.clock ?? systemClock(),
+    clock,
     ids: deps.ids ?? randomIds(),
-    logger: deps.logger ?? silentLogger,
-    config: { ...defaultConfig, ...deps.config },
-    settings: { ...defaultSettings, ...deps.settings },
+    logger,
+    config,
+    settings: settingsStore.resolve(new Map()).settings,
+    settingsStore,
     links: deps.links,
   };
-  // The settings store (a later resource) reads the site's own overrides here, once per call.
-  const siteSettings = async (): Promise<SiteSettings> => context.settings;
+  const siteSettings = (): Promise<SiteSettings> => settingsStore.current();
+  // One read of the settings per call (none at all while the cached copy is fresh); an adapter that
+  // read them for the same request passes them in.
   const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) =>
-    execute({ ...context, settings: await siteSettings() }, operation, input, caller, options);
+    execute(
+      { ...context, settings: options?.settings ?? (await siteSettings()) },
+      operation,
+      input,
+      caller,
+      options,
+    );
 
   const byId = new Map<OperationId, EngineOperation>();
   const api: Record<string, Record<string, BoundOperation<AnyOperation>>> = {};
@@ -156,6 +182,7 @@ export function createEngine(deps: EngineDeps): Engine {
     verifyApiToken: (token) => verifyApiToken(context, token),
     close: () => context.db.destroy(),
     cleanupExpiredUploads: () => cleanupExpiredUploads(context),
+    resolve: (path) => run(resolveAddress, { path }, publicCaller),
   };
 }
 

@@ -43,6 +43,13 @@ export {
 } from "./operation.js";
 export type { PostView, PublicPostView } from "./posts/post-view.js";
 export { type RenderedBody, renderEditorDoc, renderMarkdown } from "./render/index.js";
+export {
+  checkSettingValue,
+  importableKeys,
+  type SettingKey,
+  type SettingSource,
+  settingKeys,
+} from "./settings/index.js";
 export { bytesParam, inputJsonSchema } from "./shared/bytes.js";
 export { randomIds, sequentialIds } from "./shared/ids.js";
 export { fixedClock, systemClock } from "./shared/time.js";

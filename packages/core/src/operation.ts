@@ -77,6 +77,11 @@ export interface ExecuteOptions {
   trailingInput?: () => Promise<Record<string, unknown>>;
   /** Overrides the engine's links for this call (an adapter supplies the addresses it serves). */
   links?: EngineContext["links"];
+  /**
+   * The site settings an adapter already read for this request (`engine.siteSettings()`), so the
+   * call does not read them again; the engine reads them otherwise.
+   */
+  settings?: EngineContext["settings"];
 }
 
 /**

@@ -30,7 +30,8 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * paths and unexpected failures, answers in the spec's `{ error, code, details? }` shape.
  *
  * What a site owner may change (the path prefix, whether the public API is on) is read from the
- * engine's settings on each request, never from these options.
+ * engine's settings once per request (from its cached copy, so without a query while it is fresh)
+ * and handed to the operation, never from these options.
  */
 export function createHandler(engine: Engine, options: HandlerOptions = {}): FetchHandler {
   const router = createRouter(routes);
@@ -70,7 +71,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
-        links: linksFor(prefix),
+        links: linksFor(prefix, url.origin),
+        settings,
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
       if (match.route.status === 204) return new Response(null, { status: 204 });
