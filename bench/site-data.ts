@@ -4,7 +4,7 @@ import { sequentialIds } from "../packages/core/src/shared/ids.js";
 import type { StoredPost } from "../packages/core/src/threads/thread-rows.js";
 
 /** Bump when the generated rows change, so cached databases are rebuilt. */
-export const generatorVersion = 5;
+export const generatorVersion = 6;
 
 /** A post row with every column set, as the benchmark inserts it. */
 export type PostRowInput = StoredPost;
@@ -48,6 +48,7 @@ export const postColumns = [
   "preview_kind",
   "preview_provider",
   "preview_image_url",
+  "translation_group_id",
 ] as const satisfies readonly (keyof PostRowInput)[];
 
 /** Column order of media rows. */
@@ -286,6 +287,7 @@ function post(
     preview_kind: null,
     preview_provider: null,
     preview_image_url: null,
+    translation_group_id: null,
   };
 }
 

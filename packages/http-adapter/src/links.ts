@@ -5,8 +5,9 @@ import { routes } from "./routes.js";
  * The addresses this handler serves that core writes into its answers, derived from the route
  * table and the site's path prefix, so core builds no `/api/...` URL of its own.
  */
-export function linksFor(prefix: string): Links {
+export function linksFor(prefix: string, siteOrigin?: string): Links {
   return {
+    siteOrigin,
     attachmentContent: (id) => `${prefix}${pathOf("attachments.getContent", { id })}`,
     uploadBody: (id) => `${prefix}${pathOf("uploads.putBody", { id })}`,
     uploadPart: (id) => `${prefix}${pathOf("uploads.putPart", { id })}`,

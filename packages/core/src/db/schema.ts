@@ -47,6 +47,8 @@ export interface PostsTable {
   preview_kind: string | null;
   preview_provider: string | null;
   preview_image_url: string | null;
+  /** Root only: the translation group the Thread belongs to (migration 009); null without one. */
+  translation_group_id: Defaulted<string | null>;
 }
 
 /** A stored file: an uploaded media item or a text attachment. */

@@ -3,21 +3,27 @@ import {
   prepareAttachments,
   replaceAttachments,
 } from "../attachments/save-attachments.js";
-import { checkCollectionInput, setThreadCollections, syncThreadMemberships } from "../collections/memberships.js";
+import {
+  checkCollectionInput,
+  setThreadCollections,
+  syncThreadMemberships,
+} from "../collections/memberships.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
-import { indexPost } from "../search/search-index.js";
 import type { RenderedBody } from "../render/index.js";
+import { indexPost } from "../search/search-index.js";
 import { claimNewSlug, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { defaultLanguage } from "./post-language.js";
 import { findPost, type PostRow } from "./post-query.js";
 import { checkExclusiveFields, checkFormatFields, checkPublishedAt, checkReplyFields } from "./post-rules.js";
 import { type CreatePostInput, createPostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 import { lockThreadOf } from "./thread-lock.js";
+import { linkTranslations } from "./translation-group.js";
 
 /**
  * Creates a post: a Thread root, or a reply when `replyToId` is set. 201 with the full post.
@@ -33,12 +39,19 @@ export const createPost = defineOperation({
     checkFormatFields(input.format, input, input);
     if (input.rating === 0) throw invalidField("rating", "Expected 1 to 5 (0 clears a rating on update)");
     const rendered = renderBodyInput(input) ?? null;
+    if (input.replyToId && input.translationOfId) {
+      throw invalidField("translationOfId", "Translations link Thread roots; a reply cannot be one");
+    }
+    // A root without a language gets the detected one on a multilingual site (replies inherit).
+    const language = input.replyToId
+      ? input.language
+      : (input.language ?? (await defaultLanguage(ctx.settings, languageSample(input, rendered))));
     const { prepared, storedKeys } = await prepareAttachments(ctx, input.attachments ?? []);
     let id: string;
     try {
       id = await ctx.db
         .transaction()
-        .execute((trx) => insertPost({ ...ctx, db: trx }, input, rendered, prepared));
+        .execute((trx) => insertPost({ ...ctx, db: trx }, { ...input, language }, rendered, prepared));
     } catch (err) {
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
@@ -100,7 +113,7 @@ async function insertPost(
       body_markdown: rendered?.markdown ?? null,
       reply_to_id: parent?.id ?? null,
       thread_id: parent?.thread_id ?? id,
-      language: parent ? parent.language : (input.language ?? null),
+      language: parent ? replyLanguage(parent, input.language) : (input.language ?? null),
       quiet_reply: parent && input.quietReply ? 1 : 0,
       pinned_at: parent ? null : input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
       featured_at: input.featuredAt !== undefined ? input.featuredAt : input.featured ? now : null,
@@ -116,12 +129,32 @@ async function insertPost(
     await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
   if (!parent) await setThreadCollections(ctx, { threadId: id, collections: input, now });
 
+  if (!parent && input.translationOfId) {
+    const fields = { id: "translationOfId", postId: "translationOfId" };
+    await linkTranslations(ctx, { id, postId: input.translationOfId, fields });
+  }
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
   await syncThreadMemberships(ctx, parent?.thread_id ?? id);
   await indexPost(db, id);
   return id;
+}
+
+/** A reply's language: its Thread's; naming another one is a 400 (one language across a Thread). */
+function replyLanguage(parent: PostRow, sent: string | null | undefined): string | null {
+  if (sent !== undefined && sent !== parent.language) {
+    throw invalidField(
+      "language",
+      "A reply is in its Thread's language; change it with PUT /api/posts/:id/language",
+    );
+  }
+  return parent.language;
+}
+
+/** The text language detection reads: title, body, quote and summary. */
+function languageSample(input: CreatePostInput, rendered: RenderedBody | null): string {
+  return [input.title, rendered?.text, input.quoteText, input.summary].filter(Boolean).join("\n");
 }
 
 async function findParent(ctx: EngineContext, id: string): Promise<PostRow> {

@@ -1,10 +1,11 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
-import { selectPosts } from "./post-query.js";
+import { findPost, selectPosts } from "./post-query.js";
 import { publicPostInput } from "./post-schemas.js";
 import { toPublicPostView } from "./post-view.js";
 import { withReadableParents } from "./readable-parents.js";
+import { readableVersionIn } from "./translation-group.js";
 
 /**
  * One published post in the reading view by canonical slug. Drafts, private Threads and replies of
@@ -17,13 +18,16 @@ export const getPublicPost = defineOperation({
   hints: { readOnly: true },
   input: publicPostInput,
   run: async (ctx, input) => {
-    const row = await selectPosts(ctx.db)
+    const named = await selectPosts(ctx.db)
       .where("p.slug", "=", input.slug)
       .where("p.status", "=", "published")
       .where("r.status", "=", "published")
       .where("r.visibility", "<>", "private")
       .executeTakeFirst();
-    if (!row) throw notFound("post", input.slug);
+    if (!named) throw notFound("post", input.slug);
+    // In a language view a translated root answers with its version in that language.
+    const version = input.lang === undefined ? undefined : await readableVersionIn(ctx.db, named, input.lang);
+    const row = (version && (await findPost(ctx.db, version))) || named;
     await withReadableParents(ctx.db, [row]);
     const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
     return toPublicPostView(ctx, row, attachments, input);

@@ -4,6 +4,7 @@ import { deletePost } from "./delete-post.js";
 import { getPost } from "./get-post.js";
 import { getPublicPost } from "./get-public-post.js";
 import { listPosts } from "./list-posts.js";
+import { setPostLanguage } from "./set-language.js";
 import { updatePost } from "./update-post.js";
 
 /** The post operations: the owner's editing surface and the public reading one. */
@@ -15,4 +16,5 @@ export const postOperations = [
   listPosts,
   checkPostSlug,
   getPublicPost,
+  setPostLanguage,
 ] as const;

@@ -39,6 +39,7 @@ export const listPosts = defineOperation({
   run: async (ctx, input) => {
     let query = selectPosts(ctx.db).where("p.status", "=", input.status);
     if (input.format) query = query.where("p.format", "=", input.format);
+    if (input.lang) query = query.where("p.language", "=", input.lang);
     const { rows: page, nextCursor } = await pageByKeys(query, orders[input.status], input);
     const attachments = await loadAttachments(
       ctx.db,

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { contentParam, cursorParam, limitParam } from "../shared/list-params.js";
 import { unixSeconds } from "../shared/time.js";
 import { typeId } from "../shared/type-id.js";
+import { languageTag } from "./post-language.js";
 
 /** Post formats. A client reads an unknown format as `note`. */
 export const postFormat = z.enum(["note", "link", "quote"]);
@@ -27,10 +28,8 @@ export const absoluteUrl = z
     }
   }, "Expected an absolute http:, https: or mailto: URL");
 
-/** A BCP 47 language tag such as `en` or `zh-CN`. */
-export const languageTag = z
-  .string()
-  .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "Expected a BCP 47 language tag such as en or zh-CN");
+/** A BCP 47 language tag, read in canonical form (posts/post-language.ts). */
+export { languageTag };
 
 /** An attachment on a post: an uploaded media item by ID, or new Markdown text. */
 export const attachmentInput = z.discriminatedUnion("type", [
@@ -92,6 +91,7 @@ export const createPostInput = z.object({
   path: z.string().max(200).optional(),
   replyToId: typeId("pst").nullable().optional(),
   quietReply: z.boolean().optional(),
+  translationOfId: typeId("pst").nullable().optional(),
   createdAt: unixSeconds.optional(),
   updatedAt: unixSeconds.optional(),
 });
@@ -116,6 +116,7 @@ export const postIdInput = z.object({ id: typeId("pst"), content: contentParam }
 export const listPostsInput = z.object({
   format: postFormat.optional(),
   status: postStatus.default("published"),
+  lang: languageTag.optional(),
   cursor: cursorParam,
   limit: limitParam({ max: 100, default: 100 }),
   content: contentParam,
@@ -130,4 +131,8 @@ export const slugInput = z.object({
 });
 
 /** Input of `publicPosts.get`. */
-export const publicPostInput = z.object({ slug: z.string().min(1).max(1000), content: contentParam });
+export const publicPostInput = z.object({
+  slug: z.string().min(1).max(1000),
+  content: contentParam,
+  lang: languageTag.optional(),
+});

@@ -16,8 +16,8 @@ import type { EngineContext } from "../deps.js";
 import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
-import { indexPost } from "../search/search-index.js";
 import type { RenderedBody } from "../render/index.js";
+import { indexPost } from "../search/search-index.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { findPost, type PostRow } from "./post-query.js";
 import {
@@ -32,6 +32,7 @@ import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-s
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 import { lockThreadOf } from "./thread-lock.js";
+import { applyThreadLanguage } from "./translation-group.js";
 
 /**
  * Partially updates a post: omitted fields keep, null clears, rating 0 clears. Removed
@@ -115,11 +116,9 @@ async function applyUpdate(
 
   await db.updateTable("posts").set(changes).where("id", "=", row.id).execute();
   if (input.language !== undefined) {
-    await db
-      .updateTable("posts")
-      .set({ language: input.language })
-      .where("thread_id", "=", row.thread_id)
-      .execute();
+    // One language across a Thread: the root's group decides whether it is free (409 if not).
+    const root = isRoot ? row : await findPost(db, row.thread_id);
+    if (root) await applyThreadLanguage(ctx, root, input.language);
   }
   if (sendsCollections(input)) {
     await setThreadCollections(ctx, { threadId: row.thread_id, collections: input, now });

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
 import { notFound } from "../errors.js";
 import { findPost, type PostRow, selectPosts } from "../posts/post-query.js";
+import { readableVersionIn } from "../posts/translation-group.js";
 import { findRoot } from "./thread-rows.js";
 
 /** The root of the Thread a post (root or reply) belongs to, any status or visibility; 404 when absent. */
@@ -27,4 +28,19 @@ export async function findPublicThread(db: Kysely<Database>, slug: string): Prom
   const root = named && (named.id === named.thread_id ? named : await findRoot(db, named.thread_id));
   if (!root) throw notFound("post", slug);
   return root;
+}
+
+/**
+ * {@link findPublicThread} in a language view: when `lang` is given and the Thread has a readable
+ * version in that language (its translation group), that version's root; else the Thread's own.
+ * @see docs/languages.md § Reading in a language
+ */
+export async function findPublicThreadIn(
+  db: Kysely<Database>,
+  slug: string,
+  lang: string | undefined,
+): Promise<PostRow> {
+  const root = await findPublicThread(db, slug);
+  const version = lang === undefined ? undefined : await readableVersionIn(db, root, lang);
+  return (version && (await findPost(db, version))) || root;
 }

@@ -1,5 +1,5 @@
 import { defineOperation } from "../operation.js";
-import { findPublicThread } from "./find-thread.js";
+import { findPublicThreadIn } from "./find-thread.js";
 import { getPublicThreadInput, wantsFold } from "./thread-schemas.js";
 import { type PublicThreadView, toThreadViews } from "./thread-view.js";
 
@@ -14,7 +14,7 @@ export const getPublicThread = defineOperation({
   hints: { readOnly: true },
   input: getPublicThreadInput,
   run: async (ctx, input): Promise<PublicThreadView> => {
-    const root = await findPublicThread(ctx.db, input.slug);
+    const root = await findPublicThreadIn(ctx.db, input.slug, input.lang);
     const [thread] = await toThreadViews(ctx, [root], "reading", {
       fold: wantsFold(input),
       content: input.content,

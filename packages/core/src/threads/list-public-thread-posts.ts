@@ -1,5 +1,5 @@
 import { defineOperation } from "../operation.js";
-import { findPublicThread } from "./find-thread.js";
+import { findPublicThreadIn } from "./find-thread.js";
 import { readThreadPosts } from "./thread-posts.js";
 import { listPublicThreadPostsInput } from "./thread-schemas.js";
 
@@ -14,7 +14,7 @@ export const listPublicThreadPosts = defineOperation({
   hints: { readOnly: true },
   input: listPublicThreadPostsInput,
   run: async (ctx, input) =>
-    readThreadPosts(ctx, await findPublicThread(ctx.db, input.slug), "reading", {
+    readThreadPosts(ctx, await findPublicThreadIn(ctx.db, input.slug, input.lang), "reading", {
       ...input,
       status: "published",
     }),

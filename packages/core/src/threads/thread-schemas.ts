@@ -73,7 +73,12 @@ export type ListPublicThreadsInput = z.output<typeof listPublicThreadsInput>;
 /** Input of `threads.get` (`GET /api/threads/:id`): any post of the Thread. */
 export const getThreadInput = z.object({ id: typeId("pst"), ...threadReadFields });
 /** Input of `publicThreads.get` (`GET /api/public/threads/:slug`): any post of the Thread. */
-export const getPublicThreadInput = z.object({ slug: z.string().min(1).max(1000), ...threadReadFields });
+export const getPublicThreadInput = z.object({
+  slug: z.string().min(1).max(1000),
+  ...threadReadFields,
+  /** A language view: a translated Thread answers with its version in this language. */
+  lang: languageTag.optional(),
+});
 
 const threadPostsFields = {
   cursor: cursorParam,
@@ -92,4 +97,6 @@ export const listThreadPostsInput = z.object({
 export const listPublicThreadPostsInput = z.object({
   slug: z.string().min(1).max(1000),
   ...threadPostsFields,
+  /** A language view: a translated Thread answers with its version's posts. */
+  lang: languageTag.optional(),
 });
