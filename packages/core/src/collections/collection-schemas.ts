@@ -76,16 +76,18 @@ export const directoryUrl = z
 
 const labelField = z.string().max(200);
 
-/** Input of `directoryItems.create`: a divider or a link (collections place themselves). */
-export const createDirectoryItemInput = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("divider"), label: labelField.nullable().optional() }),
-  z.object({
-    type: z.literal("link"),
-    label: labelField,
-    url: directoryUrl,
-    description: z.string().max(maxLinkDescriptionLength).nullable().optional(),
-  }),
-]);
+/**
+ * Input of `directoryItems.create`: a divider or a link (collections and smart collections are
+ * placed by moving them, so `collection` and `smart_collection` are refused). One object rather
+ * than a union, so the input converts to a plain JSON Schema object; the operation checks which
+ * fields each type needs.
+ */
+export const createDirectoryItemInput = z.object({
+  type: z.enum(["divider", "link"]),
+  label: labelField.nullable().optional(),
+  url: directoryUrl.optional(),
+  description: z.string().max(maxLinkDescriptionLength).nullable().optional(),
+});
 
 /** Input of `directoryItems.update`: partial `label`, `url`, `description`. */
 export const updateDirectoryItemInput = z.object({

@@ -40,6 +40,11 @@ export const createDirectoryItem = defineOperation({
     const now = ctx.clock.now();
     const id = ctx.ids.generate("cdi");
     const label = input.type === "link" ? linkLabel(input.label) : dividerLabel(input.label);
+    if (input.type === "link" && input.url === undefined) throw invalidField("url", "A link needs a url");
+    if (input.type === "divider" && input.url !== undefined)
+      throw invalidField("url", "Only a link has a url");
+    if (input.type === "divider" && input.description !== undefined)
+      throw invalidField("description", "Only a link has a description");
     await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });
       await trx
@@ -50,7 +55,7 @@ export const createDirectoryItem = defineOperation({
           collection_id: null,
           smart_collection_id: null,
           label,
-          url: input.type === "link" ? input.url : null,
+          url: input.type === "link" ? (input.url ?? null) : null,
           description: input.type === "link" ? (input.description ?? null) : null,
           position: await endPosition(trx),
           created_at: now,

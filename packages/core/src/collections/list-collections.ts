@@ -22,8 +22,7 @@ import { loadDirectory } from "./directory.js";
 export const listCollections = defineOperation({
   id: "collections.list",
   access: "owner",
-  description:
-    "Lists every collection and smart collection with Thread counts and recent activity, and the collection directory in order.",
+  description: "Lists collections and smart collections with Thread counts, and the directory in order.",
   hints: { readOnly: true },
   input: listCollectionsInput,
   run: async (
