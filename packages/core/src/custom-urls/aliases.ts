@@ -48,3 +48,52 @@ export async function removeAliasesOf(
   await releaseAddressesOf(db, aliases);
   await db.deleteFrom("custom_urls").where("id", "in", aliases).execute();
 }
+
+/**
+ * Sets a post's `permalink_path` to its oldest custom URL alias (`created_at`, then ID), or null
+ * when it has none: a post with several custom URLs lives at the oldest. Run it in the transaction
+ * that added, moved or removed one of the post's aliases, after locking the post's Thread, so
+ * concurrent writers each recompute from what the one before committed. `updated_at` is left
+ * alone: an address is not an edit of the post. @see spec § Custom URL, § Public post (permalink)
+ */
+export async function refreshPostPermalink(db: Kysely<Database>, postId: string): Promise<void> {
+  await db
+    .updateTable("posts")
+    .set((eb) => ({
+      permalink_path: eb
+        .selectFrom("custom_urls")
+        .select("custom_urls.path")
+        .where("custom_urls.target_type", "=", "post")
+        .whereRef("custom_urls.target_id", "=", "posts.id")
+        .orderBy("custom_urls.created_at")
+        .orderBy("custom_urls.id")
+        .limit(1),
+    }))
+    .where("id", "=", postId)
+    .execute();
+}
+
+/**
+ * The oldest custom URL alias (its path, with the leading slash) of each of the given targets that
+ * has one, in one query: where a collection lives when it has custom URLs. Targets without an
+ * alias are absent from the map (they live at `/{slug}`).
+ */
+export async function oldestAliasesOf(
+  db: Kysely<Database>,
+  input: { targetType: AliasTargetType; targetIds: readonly string[] },
+): Promise<Map<string, string>> {
+  const result = new Map<string, string>();
+  if (input.targetIds.length === 0) return result;
+  const rows = await db
+    .selectFrom("custom_urls")
+    .select(["target_id", "path"])
+    .where("target_type", "=", input.targetType)
+    .where("target_id", "in", input.targetIds)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  for (const row of rows) {
+    if (row.target_id !== null && !result.has(row.target_id)) result.set(row.target_id, row.path);
+  }
+  return result;
+}
