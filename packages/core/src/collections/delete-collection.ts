@@ -1,4 +1,5 @@
 import { releaseAddress } from "../custom-urls/addresses.js";
+import { removeAliasesOf } from "../custom-urls/aliases.js";
 import { defineOperation } from "../operation.js";
 import { lockCollection } from "./collection-rows.js";
 import { collectionIdInput } from "./collection-schemas.js";
@@ -19,6 +20,7 @@ export const deleteCollection = defineOperation({
       const tx = { ...ctx, db: trx };
       const row = await lockCollection(tx, input.id);
       await releaseAddress(trx, row.slug);
+      await removeAliasesOf(trx, { targetType: "collection", targetIds: [row.id] });
       await trx.deleteFrom("collection_threads").where("collection_id", "=", row.id).execute();
       await trx.deleteFrom("collection_figures").where("collection_id", "=", row.id).execute();
       await lockDirectory(tx);
