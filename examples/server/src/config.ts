@@ -1,6 +1,14 @@
 import path from "node:path";
+import {
+  checkSettingValue,
+  SettingTextError,
+  type SiteSettings,
+  settingKeys,
+  settingsFromText,
+} from "@quire/core";
 import * as z from "zod";
 import {
+  ConfigError,
   type Env,
   envAuthSecret,
   envChoice,
@@ -18,7 +26,23 @@ import {
   withoutEmptyValues,
 } from "./env-values.js";
 
-export { ConfigError } from "./env-values.js";
+export { ConfigError };
+
+/**
+ * A site setting's variable, checked as the engine's settings store checks the key of the same
+ * name (docs/settings.md), so a value the store would refuse stops the server.
+ */
+function envSetting(key: string) {
+  return z.string().transform((value, ctx) => {
+    const checked = checkSettingValue(key, value);
+    if (checked.ok) return checked.value;
+    ctx.addIssue({
+      code: "custom",
+      message: `must be valid: ${checked.message} (got ${JSON.stringify(value)})`,
+    });
+    return z.NEVER;
+  });
+}
 
 /** The storage drivers `STORAGE_DRIVER` names. */
 export const storageDrivers = ["local", "s3", "r2"] as const;
@@ -50,7 +74,17 @@ export const envSchema = z.object({
   DISCOVER: envChoice(["latest", "off"]).default("off"),
   SITE_ORIGIN: envOrigin.optional(),
   SITE_LANGUAGE: envLanguageTag.default("en"),
-  SITE_TIME_ZONE: envTimeZone.default("UTC"),
+  /** The older name of TIME_ZONE, still read when TIME_ZONE is unset. */
+  SITE_TIME_ZONE: envTimeZone.optional(),
+  TIME_ZONE: envTimeZone.optional(),
+  SITE_NAME: envSetting("SITE_NAME").optional(),
+  SITE_DESCRIPTION: envSetting("SITE_DESCRIPTION").optional(),
+  SITE_FOOTER: envSetting("SITE_FOOTER").optional(),
+  ADDITIONAL_LANGUAGES: envSetting("ADDITIONAL_LANGUAGES").optional(),
+  MULTILINGUAL_ENABLED: envSwitch.optional(),
+  ARCHIVE_DEFAULT_LAYOUT: envChoice(["list", "grid"]).optional(),
+  MAIN_RSS_FEED: envChoice(["latest", "featured"]).optional(),
+  RSS_PUBLISH_DELAY_SECONDS: envInteger({ min: 0, max: 86_400 }).optional(),
   PAGE_SIZE: envInteger({ min: 1, max: 100 }).default(25),
   ARCHIVE_PAGE_SIZE: envInteger({ min: 1, max: 1000 }).default(100),
   RSS_FEED_LIMIT: envInteger({ min: 1, max: 200 }).default(20),
@@ -88,6 +122,12 @@ export interface ServerConfig {
   summaryMaxChars: number;
   uploadMaxBytes: number;
   slugIdLength: number;
+  /**
+   * The site settings the environment sets, handed to the engine as the fallbacks of its settings
+   * store (`createEngine({ settings })`): only the variables that are set, so that the others show
+   * as defaults. @see docs/settings.md
+   */
+  siteSettings: Partial<SiteSettings>;
   /** Problems that do not stop the server, to print at start. */
   warnings: string[];
 }
@@ -129,7 +169,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
       origin: vars.SITE_ORIGIN,
       pathPrefix: vars.SITE_PATH_PREFIX,
       language: vars.SITE_LANGUAGE,
-      timeZone: vars.SITE_TIME_ZONE,
+      timeZone: vars.TIME_ZONE ?? vars.SITE_TIME_ZONE ?? "UTC",
     },
     pageSize: vars.PAGE_SIZE,
     archivePageSize: vars.ARCHIVE_PAGE_SIZE,
@@ -137,6 +177,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     summaryMaxChars: vars.SUMMARY_MAX_CHARS,
     uploadMaxBytes: vars.UPLOAD_MAX_FILE_SIZE_MB * 1024 * 1024,
     slugIdLength: vars.SLUG_ID_LENGTH,
+    siteSettings: siteSettingsOf(vars, withoutEmptyValues(env)),
     warnings: [],
   };
   if (vars.RATE_LIMIT_DISABLED !== undefined) {
@@ -150,6 +191,29 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     );
   }
   return config;
+}
+
+/**
+ * The settings variables that are set, as the engine's fallbacks: each parsed value checked like
+ * the store's key of the same name and the language keys against each other; `SITE_TIME_ZONE`
+ * stands in for an unset `TIME_ZONE`. `SITE_PATH_PREFIX` is always handed over (only the
+ * environment sets it).
+ */
+function siteSettingsOf(vars: z.output<typeof envSchema>, set: Env): Partial<SiteSettings> {
+  const values: Record<string, string | undefined> = {};
+  for (const key of settingKeys) {
+    const value = (vars as Record<string, unknown>)[key];
+    if (set[key] !== undefined && value !== undefined) values[key] = String(value);
+  }
+  values.TIME_ZONE = vars.TIME_ZONE ?? vars.SITE_TIME_ZONE;
+  try {
+    return { sitePathPrefix: vars.SITE_PATH_PREFIX, ...settingsFromText(values) };
+  } catch (err) {
+    if (err instanceof SettingTextError) {
+      throw new ConfigError(err.key, err.message.slice(err.key.length + 2));
+    }
+    throw err;
+  }
 }
 
 /** The database `DATABASE_URL` names, a SQLite file resolved against `cwd` (default: in `dataDir`). */

@@ -102,12 +102,9 @@ export async function openEngine(
     storage,
     logger,
     config: { uploadMaxBytes: config.uploadMaxBytes },
-    // The defaults of the site's settings; what a site owner may change is read through the engine.
-    settings: {
-      sitePathPrefix: config.site.pathPrefix,
-      timeZone: config.site.timeZone,
-      publicApiEnabled: config.publicApiEnabled,
-    },
+    // The environment's site settings are the fallbacks of the engine's settings store: a value the
+    // site owner stores (PUT /api/settings) wins over them, at once (docs/settings.md).
+    settings: config.siteSettings,
   });
 }
 

@@ -48,7 +48,9 @@ export {
   importableKeys,
   type SettingKey,
   type SettingSource,
+  SettingTextError,
   settingKeys,
+  settingsFromText,
 } from "./settings/index.js";
 export { bytesParam, inputJsonSchema } from "./shared/bytes.js";
 export { randomIds, sequentialIds } from "./shared/ids.js";

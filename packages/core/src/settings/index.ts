@@ -9,7 +9,9 @@ export {
   checkSettingValue,
   importableKeys,
   type SettingKey,
+  SettingTextError,
   settingKeys,
+  settingsFromText,
 } from "./setting-keys.js";
 export { type ResolvedSettings, type SettingSource, SettingsStore } from "./settings-store.js";
 

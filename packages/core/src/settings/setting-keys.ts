@@ -312,3 +312,51 @@ export function checkSettingValue(
     throw err;
   }
 }
+
+/** A problem with one key's text in {@link settingsFromText}; `key` names it. */
+export class SettingTextError extends Error {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`${key}: ${message}`);
+    this.name = "SettingTextError";
+  }
+}
+
+/**
+ * The settings fallbacks for `createEngine({ settings })` from text by key, as environment
+ * variables hold them (`{ SITE_NAME: "…", TIME_ZONE: "…" }`): each key present is checked and
+ * canonicalised as the store checks it, and the language keys are checked against each other
+ * (the primary is not an additional language; `MULTILINGUAL_ENABLED=true` needs another
+ * language). Keys that are not settings, and undefined or empty values, are skipped. Throws a
+ * {@link SettingTextError} naming the first key in error.
+ */
+export function settingsFromText(values: Record<string, string | undefined>): Partial<SiteSettings> {
+  const settings: Record<string, unknown> = {};
+  for (const definition of settingDefinitions as readonly SettingDefinition[]) {
+    const text = values[definition.key];
+    if (text === undefined || text === "") continue;
+    try {
+      settings[definition.field] = definition.parse(text);
+    } catch (err) {
+      if (err instanceof SettingValueError) throw new SettingTextError(definition.key, err.message);
+      throw err;
+    }
+  }
+  const result = settings as Partial<SiteSettings>;
+  const primary = result.siteLanguage ?? "en";
+  if (result.additionalLanguages?.includes(primary)) {
+    throw new SettingTextError(
+      "ADDITIONAL_LANGUAGES",
+      `must not include the primary language ${primary} (SITE_LANGUAGE)`,
+    );
+  }
+  if (result.multilingualEnabled && (result.additionalLanguages ?? []).length === 0) {
+    throw new SettingTextError(
+      "MULTILINGUAL_ENABLED",
+      "true needs at least one language in ADDITIONAL_LANGUAGES",
+    );
+  }
+  return result;
+}
