@@ -61,7 +61,11 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         response.headers.set("cache-control", "no-store");
         return response;
       }
-      return options.mcp(request, { caller, links: linksFor(prefix), body: options.requestBody?.(request) });
+      return options.mcp(request, {
+        caller,
+        links: linksFor(prefix, url.origin),
+        body: options.requestBody?.(request),
+      });
     }
     const match = router.match(request.method, path);
     if (!match) return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);

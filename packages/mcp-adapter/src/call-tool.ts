@@ -37,8 +37,14 @@ export async function callTool(
   caller: Caller,
   options: ToolCallOptions = {},
 ): Promise<ToolResult> {
+  let input: Record<string, unknown>;
   try {
-    const input = inputOf(engine, tool, args);
+    input = inputOf(engine, tool, args);
+  } catch (err) {
+    // Named by the tool's own arguments already.
+    return errorResult(toErrorBody(err));
+  }
+  try {
     const result = (await engine.execute(tool.operation.id, input, caller, {
       links: options.links ?? engine.context.links,
     })) as Record<string, unknown>;
@@ -48,13 +54,17 @@ export async function callTool(
       if (options.onUnexpectedError) options.onUnexpectedError(err, tool.name);
       else engine.context.logger.error("unexpected error", { tool: tool.name, error: describe(err) });
     }
-    const body = errorBodyOf(err, tool);
-    return {
-      isError: true,
-      content: [{ type: "text", text: body.error }],
-      structuredContent: body as unknown as Record<string, unknown>,
-    };
+    return errorResult(errorBodyOf(err, tool));
   }
+}
+
+/** A failed call: the spec's error body as structured content, its message as the text. */
+function errorResult(body: ErrorBody): ToolResult {
+  return {
+    isError: true,
+    content: [{ type: "text", text: body.error }],
+    structuredContent: body as unknown as Record<string, unknown>,
+  };
 }
 
 /**
@@ -67,7 +77,8 @@ function inputOf(
   tool: ToolDefinition,
   args: Record<string, unknown>,
 ): Record<string, unknown> {
-  const unknown = Object.keys(args).filter((name) => !tool.argumentNames.has(name));
+  const names = tool.argumentNames;
+  const unknown = names === null ? [] : Object.keys(args).filter((name) => !names.has(name));
   if (unknown.length > 0) {
     const fieldErrors = Object.fromEntries(
       unknown.map((name) => [name, [`${tool.name} takes no argument ${name}`]]),

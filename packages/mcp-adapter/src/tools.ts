@@ -37,6 +37,7 @@ const markdown =
 export const toolTable = [
   { name: "site_posts_list", group: "posts", operation: "posts.list", guide: `Filters: format, status (published by default; draft lists drafts by last edit). ${markdown} ${paging}` },
   { name: "site_posts_get", group: "posts", operation: "posts.get", guide: `Takes the post's id (pst_…); answers the post with collectionIds, ordered attachments and threadPosition. ${markdown}` },
+  { name: "site_posts_search", group: "posts", operation: "posts.search", guide: "Takes q (every word must occur; at most 200 characters) and limit (1 to 50, default 20); answers what GET /api/search answers, best matches first, private posts included." },
   { name: "site_posts_create", group: "posts", operation: "posts.create", guide: "format is note, link (title and url required) or quote (quoteText required). Send the body as bodyMarkdown (Markdown) or body (editor JSON), not both. replyToId makes a reply in that post's Thread. Answers the created post." },
   { name: "site_posts_update", group: "posts", operation: "posts.update", guide: "Takes id and only the fields to change; null clears a field; attachments, when sent, replace all of them in order. Answers the updated post." },
   { name: "site_posts_delete", group: "posts", operation: "posts.delete", guide: "Takes id. Deletes the post and its attachment files; deleting a Thread root deletes all its replies too. Cannot be undone." },
@@ -49,10 +50,27 @@ export const toolTable = [
   { name: "site_media_update", group: "media", operation: "media.update", guide: "Takes id and alt; empty alt clears it. Answers the media record." },
   { name: "site_media_delete", group: "media", operation: "media.delete", guide: "Takes id. Deletes the media record and its stored files; posts lose the attachment. Cannot be undone." },
   { name: "site_attachments_get_content", group: "attachments", operation: "attachments.getContent", guide: "Takes a text attachment's id (med_…); answers its Markdown content, summary and length." },
+  { name: "site_collections_list", group: "collections", operation: "collections.list", guide: "Answers { collections, smartCollections, directoryItems } in directory order, with Thread counts; view: \"compose\" sorts collections by recent activity only; lang counts one language's Threads." },
+  { name: "site_collections_get", group: "collections", operation: "collections.get", guide: "Takes the collection's id (col_…)." },
+  { name: "site_collections_create", group: "collections", operation: "collections.create", guide: "Takes slug and title (description and sortOrder optional); a slug used by a post or another collection is a CONFLICT. Answers the collection." },
+  { name: "site_collections_update", group: "collections", operation: "collections.update", guide: "Takes id and only the fields to change; description: null clears it. Answers the collection." },
+  { name: "site_collections_delete", group: "collections", operation: "collections.delete", guide: "Takes id. The collection goes; its Threads stay. Cannot be undone." },
+  { name: "site_collections_add_thread", group: "collections", operation: "collections.addThread", guide: "Takes the collection's id and threadId, the id of any post of the Thread; the whole Thread joins." },
+  { name: "site_collections_remove_thread", group: "collections", operation: "collections.removeThread", guide: "Takes the collection's id and threadId, the id of any post of the Thread; the whole Thread leaves." },
+  { name: "site_settings_get", group: "settings", operation: "settings.get", guide: "Takes no arguments." },
+  { name: "site_settings_update", group: "settings", operation: "settings.update", guide: "The arguments are setting keys (such as SITE_NAME) with string values; answers the settings, with keys it does not store in rejectedKeys." },
 ] as const satisfies readonly ToolSpec[];
 
 /** The name of one of the tools. */
 export type ToolName = (typeof toolTable)[number]["name"];
+
+/** A tool's MCP annotations. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
 
 /** An MCP tool as `tools/list` describes it, with the operation it runs. */
 export interface ToolDefinition {
@@ -65,14 +83,9 @@ export interface ToolDefinition {
     string,
     unknown
   >;
-  annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
-    openWorldHint: false;
-  };
-  /** The MCP argument names this tool accepts. */
-  argumentNames: ReadonlySet<string>;
+  annotations: Annotations;
+  /** The MCP argument names this tool accepts; null when any name is one (a map of keys). */
+  argumentNames: ReadonlySet<string> | null;
   /** Operation input name → MCP argument name, for naming fields in errors. */
   argumentOf: ReadonlyMap<string, string>;
 }
@@ -95,9 +108,17 @@ function defineTool(spec: ToolSpec, engine: Pick<Engine, "operations">): ToolDef
     type?: string;
     properties?: Record<string, object>;
     required?: string[];
+    additionalProperties?: unknown;
   };
-  if (schema.type !== "object" || !schema.properties) {
+  if (schema.type !== "object") {
     throw new Error(`The input of ${spec.operation} is not an object schema; a tool needs one`);
+  }
+  // A map of keys (settings) takes keys beyond those it lists: every name is an argument.
+  if (
+    !schema.properties ||
+    (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+  ) {
+    return openTool(spec, operation, schema);
   }
   const toArgument = new Map<string, string>();
   for (const [argument, field] of Object.entries(spec.rename ?? {})) toArgument.set(field, argument);
@@ -109,7 +130,6 @@ function defineTool(spec: ToolSpec, engine: Pick<Engine, "operations">): ToolDef
     properties[argument] = property;
   }
   const required = (schema.required ?? []).map(nameOf).filter((name) => name in properties);
-  const hints = operation.hints ?? {};
   const argumentOf = new Map<string, string>();
   for (const field of Object.keys(schema.properties)) argumentOf.set(field, nameOf(field));
   return {
@@ -124,14 +144,43 @@ function defineTool(spec: ToolSpec, engine: Pick<Engine, "operations">): ToolDef
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
     },
-    annotations: {
-      readOnlyHint: hints.readOnly === true,
-      destructiveHint: hints.destructive === true,
-      idempotentHint: hints.idempotent === true || hints.readOnly === true,
-      openWorldHint: false,
-    },
+    annotations: annotationsOf(operation),
     argumentNames: new Set(Object.keys(properties)),
     argumentOf,
+  };
+}
+
+/**
+ * A tool whose input is a map of keys to values (settings): the operation's schema as it is, every
+ * key an argument; the operation reports the keys it does not take.
+ */
+function openTool(
+  spec: ToolSpec,
+  operation: EngineOperation,
+  schema: Record<string, unknown>,
+): ToolDefinition {
+  const { $schema: _, ...inputSchema } = schema;
+  return {
+    spec,
+    operation,
+    name: spec.name,
+    title: titleOf(spec.name),
+    description: `${operation.description} ${spec.guide}`,
+    inputSchema: { properties: {}, ...inputSchema, type: "object" },
+    annotations: annotationsOf(operation),
+    argumentNames: null,
+    argumentOf: new Map(),
+  };
+}
+
+/** MCP annotations from the operation's hints; a read is idempotent too. */
+function annotationsOf(operation: EngineOperation): Annotations {
+  const hints = operation.hints ?? {};
+  return {
+    readOnlyHint: hints.readOnly === true,
+    destructiveHint: hints.destructive === true,
+    idempotentHint: hints.idempotent === true || hints.readOnly === true,
+    openWorldHint: false,
   };
 }
 

@@ -16,8 +16,8 @@ export interface McpSite {
   clock: Awaited<ReturnType<typeof createTestEngine>>["clock"];
   /** POSTs (or sends `method`) to /api/mcp as the owner unless `headers.authorization` says otherwise. */
   post(body: unknown, headers?: Record<string, string>, method?: string): Promise<RawResponse>;
-  /** An official SDK client connected over Streamable HTTP to the handler. */
-  client(): Promise<Client>;
+  /** An official SDK client connected over Streamable HTTP to the handler; `onRequest` sees each request. */
+  client(onRequest?: (request: Request) => void): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -60,10 +60,14 @@ export async function createMcpSite(options: { config?: Partial<EngineConfig> } 
         body: text === "" ? null : JSON.parse(text),
       };
     },
-    async client() {
+    async client(onRequest) {
       const client = new Client({ name: "quire-test", version: "1.0.0" });
       const transport = new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
-        fetch: (url, init) => handler(new Request(url, init)),
+        fetch: (url, init) => {
+          const request = new Request(url, init);
+          onRequest?.(request);
+          return handler(request);
+        },
         requestInit: { headers: { authorization: `Bearer ${devToken}` } },
       });
       await client.connect(transport);

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolTable } from "../src/index.js";
+import { createMcpSite, type McpSite } from "./support.js";
+
+let site: McpSite;
+beforeAll(async () => {
+  site = await createMcpSite();
+});
+afterAll(async () => {
+  await site.close();
+});
+
+const rpc = (method: string, params?: unknown, id: number | string = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
+const initialize = (protocolVersion: string) =>
+  rpc("initialize", { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } });
+
+async function postCount(): Promise<number> {
+  const row = await site.engine.context.db
+    .selectFrom("posts")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+describe("POST /api/mcp: HTTP rules", () => {
+  it("answers 401 in the spec's error shape without a token, and writes nothing", async () => {
+    const before = await postCount();
+    const call = rpc("tools/call", {
+      name: "site_posts_create",
+      arguments: { format: "note", bodyMarkdown: "x" },
+    });
+    const response = await site.post(call, { authorization: "" });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const wrong = await site.post(call, { authorization: "Bearer not-a-token" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe("UNAUTHORIZED");
+    expect(await postCount()).toBe(before);
+  });
+
+  it("answers 405 with Allow: POST to any other method", async () => {
+    for (const method of ["GET", "PUT", "DELETE"]) {
+      const response = await site.post(rpc("ping"), {}, method);
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.body.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  it("reads an absent MCP-Protocol-Version as 2025-06-18 and refuses any other with 400", async () => {
+    const absent = await site.post(rpc("ping"));
+    expect(absent.status).toBe(200);
+    expect(absent.body).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    const current = await site.post(rpc("ping"), { "mcp-protocol-version": "2025-06-18" });
+    expect(current.status).toBe(200);
+    for (const version of ["2025-03-26", "2025-11-25", "garbage"]) {
+      const other = await site.post(rpc("ping"), { "mcp-protocol-version": version });
+      expect(other.status, version).toBe(400);
+      expect(other.body).toEqual({ error: expect.stringContaining(version), code: "VALIDATION_ERROR" });
+      expect(other.headers.get("cache-control")).toBe("no-store");
+    }
+  });
+
+  it("initialize answers 2025-06-18 whatever version the client proposes", async () => {
+    for (const proposed of ["2025-06-18", "2025-11-25", "2024-11-05", "1999-01-01"]) {
+      const response = await site.post(initialize(proposed));
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("mcp-session-id")).toBeNull();
+      expect(response.body.result).toMatchObject({
+        protocolVersion: "2025-06-18",
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: "quire" },
+      });
+    }
+  });
+
+  it("answers a notification with 202 and an empty body", async () => {
+    const response = await site.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(response.status).toBe(202);
+    expect(response.body).toBeNull();
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("gives each malformed request its JSON-RPC error code", async () => {
+    const cases: [string, unknown, number, number][] = [
+      ["unparseable JSON", '{"jsonrpc": "2.0", "id": 1, "method": ', -32700, 400],
+      ["a batch", [rpc("ping", undefined, 1), rpc("ping", undefined, 2)], -32600, 400],
+      ["no jsonrpc", { id: 1, method: "ping" }, -32600, 400],
+      ["jsonrpc 1.0", { jsonrpc: "1.0", id: 1, method: "ping" }, -32600, 400],
+      ["no method", { jsonrpc: "2.0", id: 1 }, -32600, 400],
+      ["a bare value", 42, -32600, 400],
+      ["params not an object", { jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] }, -32600, 400],
+      ["an unknown method", rpc("resources/list"), -32601, 200],
+      ["tools/call without a name", rpc("tools/call", { arguments: {} }), -32602, 200],
+      [
+        "tools/call with arguments not an object",
+        rpc("tools/call", { name: "site_posts_list", arguments: [] }),
+        -32602,
+        200,
+      ],
+      ["initialize without clientInfo", rpc("initialize", { protocolVersion: "2025-06-18" }), -32602, 200],
+      ["an unknown tool", rpc("tools/call", { name: "site_nope", arguments: {} }), -32602, 200],
+    ];
+    for (const [what, body, code, status] of cases) {
+      const response = await site.post(body);
+      expect(response.status, what).toBe(status);
+      expect(response.body.jsonrpc, what).toBe("2.0");
+      expect(response.body.error.code, what).toBe(code);
+      expect(response.body.error.message, what).toEqual(expect.any(String));
+      expect(response.headers.get("cache-control"), what).toBe("no-store");
+    }
+    // The id of a request is echoed when it can be read.
+    expect((await site.post({ jsonrpc: "2.0", id: 7 })).body.id).toBe(7);
+    expect((await site.post(rpc("nope/nope", undefined, "a"))).body.id).toBe("a");
+  });
+
+  it("refuses a body over the limit without reading it all", async () => {
+    const small = await createMcpSite({ config: { uploadMaxBytes: 1024 } });
+    try {
+      const limit = Math.ceil(1024 / 3) * 4 + 1024 * 1024;
+      const response = await small.post(`"${"a".repeat(limit)}"`);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("VALIDATION_ERROR");
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe("tools/list", () => {
+  it("lists every tool of the table once, each with a description, annotations and a closed schema", async () => {
+    const response = await site.post(rpc("tools/list"));
+    const tools = response.body.result.tools as {
+      name: string;
+      description: string;
+      inputSchema: Record<string, unknown>;
+      annotations: Record<string, boolean>;
+    }[];
+    expect(tools.map((tool) => tool.name)).toEqual(toolTable.map((row) => row.name));
+    for (const tool of tools) {
+      expect(tool.description.length, tool.name).toBeGreaterThan(40);
+      expect(tool.inputSchema.type, tool.name).toBe("object");
+      expect(tool.inputSchema.$schema, tool.name).toBeUndefined();
+      expect(Object.keys(tool.annotations).sort()).toEqual([
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+        "readOnlyHint",
+      ]);
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("site_posts_list")?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+    });
+    expect(byName.get("site_posts_delete")?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(byName.get("site_posts_create")?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    expect(byName.get("site_media_update")?.annotations).toMatchObject({ idempotentHint: true });
+  });
+
+  it("names the arguments as the spec does", async () => {
+    const tools = (await site.post(rpc("tools/list"))).body.result.tools as {
+      name: string;
+      inputSchema: { properties: Record<string, { type?: string; enum?: string[] }>; required?: string[] };
+    }[];
+    const schema = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema;
+    const threads = schema("site_threads_list");
+    expect(threads?.properties.fold?.type).toBe("boolean");
+    expect(threads?.properties.content?.enum).toEqual(["markdown"]);
+    expect(threads?.properties.include).toBeUndefined();
+    for (const filter of [
+      "sort",
+      "visibility",
+      "format",
+      "collection",
+      "year",
+      "media",
+      "title",
+      "replies",
+      "lang",
+      "status",
+      "cursor",
+      "limit",
+    ]) {
+      expect(threads?.properties[filter], filter).toBeDefined();
+    }
+    expect(schema("site_posts_list")?.properties.cursor).toBeDefined();
+    expect(schema("site_threads_list_posts")?.properties.cursor).toBeDefined();
+    expect(schema("site_posts_get")?.properties.content?.enum).toEqual(["markdown"]);
+    const upload = schema("site_media_upload");
+    expect(Object.keys(upload?.properties ?? {}).sort()).toEqual(
+      ["alt", "contentBase64", "contentType", "filename", "poster", "posterContentType"].sort(),
+    );
+    expect(upload?.properties.contentBase64?.type).toBe("string");
+    expect(upload?.required).toEqual(expect.arrayContaining(["contentBase64", "filename"]));
+    const search = schema("site_posts_search");
+    if (search) {
+      expect(search.properties.q).toBeDefined();
+      expect(search.properties.limit).toBeDefined();
+    }
+    const add = schema("site_collections_add_thread");
+    if (add) expect(add.required?.sort()).toEqual(["id", "threadId"]);
+  });
+});
+
+describe("the official SDK client over Streamable HTTP", () => {
+  it("initializes, lists and calls tools, sending the negotiated version", async () => {
+    const seen: (string | null)[] = [];
+    const client = await site.client((request) => {
+      if (request.method === "POST") seen.push(request.headers.get("mcp-protocol-version"));
+    });
+    {
+      expect(client.getServerVersion()?.name).toBe("quire");
+      const { tools } = await client.listTools();
+      expect(tools.length).toBe(toolTable.length);
+      const created = await client.callTool({
+        name: "site_posts_create",
+        arguments: { format: "note", bodyMarkdown: "Hello *MCP*" },
+      });
+      expect(created.isError).toBeFalsy();
+      const post = created.structuredContent as { id: string; bodyHtml: string };
+      expect(post.bodyHtml).toBe("<p>Hello <em>MCP</em></p>");
+      expect(JSON.parse((created.content as { text: string }[])[0]?.text ?? "")).toEqual(post);
+      await client.ping();
+    }
+    // initialize goes without the header; every later request carries the answered version.
+    expect(seen[0]).toBeNull();
+    expect(seen.slice(1).filter((version) => version !== null)).not.toHaveLength(0);
+    expect(new Set(seen.slice(1))).toEqual(new Set(["2025-06-18"]));
+  });
+});

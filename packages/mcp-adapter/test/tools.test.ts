@@ -1,0 +1,193 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMcpSite, type McpSite } from "./support.js";
+
+let site: McpSite;
+afterEach(async () => {
+  await site?.close();
+});
+
+interface ErrorResult {
+  isError: true;
+  content: { type: string; text: string }[];
+  structuredContent: {
+    error: string;
+    code: string;
+    details?: { formErrors: string[]; fieldErrors: Record<string, string[]> };
+  };
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  return (await client.callTool({ name, arguments: args })) as unknown as
+    | ErrorResult
+    | { isError?: undefined; structuredContent: Record<string, unknown>; content: { text: string }[] };
+}
+
+async function expectValidationError(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  field: string,
+) {
+  const result = await call(client, name, args);
+  expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+  const { structuredContent, content } = result as ErrorResult;
+  expect(structuredContent.code).toBe("VALIDATION_ERROR");
+  expect(Object.keys(structuredContent).sort()).toEqual(["code", "details", "error"]);
+  expect(structuredContent.details?.fieldErrors[field], JSON.stringify(structuredContent)).toEqual([
+    expect.any(String),
+  ]);
+  expect(content).toEqual([{ type: "text", text: structuredContent.error }]);
+  return structuredContent;
+}
+
+async function counts() {
+  const db = site.engine.context.db;
+  const count = async (table: "posts" | "media") =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return { posts: await count("posts"), media: await count("media") };
+}
+
+describe("bad input to a tool", () => {
+  it("is the HTTP API's VALIDATION_ERROR with details, as isError, and writes nothing", async () => {
+    site = await createMcpSite();
+    const client = await site.client();
+    const post = await site.engine.posts.create({ format: "note", bodyMarkdown: "before" });
+    const before = await counts();
+
+    // Unknown arguments (a transport spelling, an old name, a typo).
+    await expectValidationError(
+      client,
+      "site_posts_create",
+      { format: "note", bodyMarkdown: "x", bogus: 1 },
+      "bogus",
+    );
+    await expectValidationError(client, "site_threads_list", { include: "fold" }, "include");
+    await expectValidationError(client, "site_posts_search", { query: "x" }, "query");
+    await expectValidationError(client, "site_media_upload", { filename: "a.png", file: "AAAA" }, "file");
+    // Wrong types: values, not query text.
+    await expectValidationError(client, "site_posts_list", { limit: "10" }, "limit");
+    await expectValidationError(client, "site_threads_list", { fold: "true" }, "fold");
+    await expectValidationError(client, "site_posts_update", { id: post.id, pinned: "yes" }, "pinned");
+    await expectValidationError(client, "site_posts_create", { format: "essay" }, "format");
+    // Missing required arguments.
+    await expectValidationError(client, "site_posts_get", {}, "id");
+    await expectValidationError(client, "site_posts_create", {}, "format");
+    await expectValidationError(client, "site_media_upload", { contentBase64: "AAAA" }, "filename");
+    // Malformed IDs.
+    await expectValidationError(client, "site_posts_get", { id: "pst_nope" }, "id");
+    await expectValidationError(client, "site_posts_delete", { id: "med_01j0000000e008000000000001" }, "id");
+    await expectValidationError(client, "site_threads_list_posts", { id: "42" }, "id");
+    await expectValidationError(client, "site_media_get", { id: post.id }, "id");
+    // Domain rules answer as over HTTP.
+    await expectValidationError(
+      client,
+      "site_posts_create",
+      { format: "note", body: "{}", bodyMarkdown: "x" },
+      "body",
+    );
+    const unreadable = await call(client, "site_threads_list", { cursor: "not-a-cursor" });
+    expect(unreadable.isError).toBe(true);
+    expect((unreadable as ErrorResult).structuredContent.code).toBe("VALIDATION_ERROR");
+
+    expect(await counts()).toEqual(before);
+    expect((await site.engine.posts.get({ id: post.id })).bodyHtml).toBe("<p>before</p>");
+  });
+
+  it("answers NOT_FOUND and CONFLICT with the spec's codes and no details", async () => {
+    site = await createMcpSite();
+    const client = await site.client();
+    const missing = await call(client, "site_posts_get", { id: "pst_01j0000000e008000000000999" });
+    expect(missing).toEqual({
+      isError: true,
+      content: [{ type: "text", text: expect.any(String) }],
+      structuredContent: { error: expect.any(String), code: "NOT_FOUND" },
+    });
+    await call(client, "site_posts_create", { format: "note", bodyMarkdown: "a", slug: "taken" });
+    const clash = await call(client, "site_posts_create", {
+      format: "note",
+      bodyMarkdown: "b",
+      slug: "taken",
+    });
+    expect(clash.isError).toBe(true);
+    expect((clash as ErrorResult).structuredContent.code).toBe("CONFLICT");
+  });
+});
+
+describe("site_media_upload", () => {
+  const png = Uint8Array.from([
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 4, 0, 0, 0,
+    3, 8, 6, 0, 0, 0, 0, 0, 0, 0,
+  ]);
+  const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+
+  it("stores a base64 file through the one-shot upload path and answers its media record", async () => {
+    site = await createMcpSite();
+    const client = await site.client();
+    const result = await call(client, "site_media_upload", {
+      filename: "dot.png",
+      contentType: "image/png",
+      contentBase64: base64(png),
+      alt: "A dot",
+    });
+    expect(result.isError, JSON.stringify(result)).toBeUndefined();
+    const record = result.structuredContent as { id: string; alt: string; mimeType: string; size: number };
+    expect(record).toMatchObject({ alt: "A dot", size: png.byteLength });
+    expect(record).toEqual(await site.engine.media.get({ id: record.id }));
+    // The upload path's type rules apply: an unsupported image type is refused, nothing stored.
+    const refused = await call(client, "site_media_upload", {
+      filename: "a.gif",
+      contentType: "image/gif",
+      contentBase64: base64(png),
+    });
+    expect(refused.isError).toBe(true);
+    expect((refused as ErrorResult).structuredContent.code).toBe("VALIDATION_ERROR");
+    expect((await site.engine.media.list({})).media).toHaveLength(1);
+  });
+
+  it("refuses a decoded size over the upload limit from the text's length, before decoding it", async () => {
+    site = await createMcpSite({ config: { uploadMaxBytes: 1000 } });
+    const client = await site.client();
+    const before = await counts();
+    // 1,400 characters of what is not base64 at all: decoding first would answer "not base64".
+    const notDecoded = await expectValidationError(
+      client,
+      "site_media_upload",
+      { filename: "big.bin", contentType: "application/octet-stream", contentBase64: "!".repeat(1400) },
+      "contentBase64",
+    );
+    expect(notDecoded.error).toBe("contentBase64: The file is larger than 1000 bytes");
+    expect(notDecoded.details?.fieldErrors.contentBase64).toEqual(["The file is larger than 1000 bytes"]);
+    // One byte over, with padding counted exactly.
+    await expectValidationError(
+      client,
+      "site_media_upload",
+      { filename: "big.bin", contentBase64: base64(new Uint8Array(1001)) },
+      "contentBase64",
+    );
+    // Bad base64 under the limit is named by its MCP argument too.
+    const bad = await expectValidationError(
+      client,
+      "site_media_upload",
+      { filename: "a.bin", contentBase64: "!!!!" },
+      "contentBase64",
+    );
+    expect(bad.details?.fieldErrors.file).toBeUndefined();
+    expect(await counts()).toEqual(before);
+    // Exactly at the limit goes through.
+    const atLimit = await call(client, "site_media_upload", {
+      filename: "edge.bin",
+      contentType: "application/octet-stream",
+      contentBase64: base64(new Uint8Array(1000)),
+    });
+    expect(atLimit.isError, JSON.stringify(atLimit)).toBeUndefined();
+    expect((atLimit.structuredContent as { size: number }).size).toBe(1000);
+  });
+});
