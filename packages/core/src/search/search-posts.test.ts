@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { codeOf, openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
+import { rankingWindow } from "./search-query.js";
 
 let engine: Engine;
 const NOW = 1_700_000_000;
@@ -103,11 +104,27 @@ describe("posts.search results", () => {
     expect(await found("walrus")).toEqual([often.id, once.id]);
   });
 
-  it("lists newest first when every term is shorter than three characters", async () => {
-    const old = await engine.posts.create({ format: "note", bodyMarkdown: "ox", publishedAt: NOW - 100 });
-    const mid = await engine.posts.create({ format: "note", bodyMarkdown: "an ox", publishedAt: NOW - 50 });
-    const newest = await engine.posts.create({ format: "note", bodyMarkdown: "ox ox", publishedAt: NOW });
-    expect(await found("ox")).toEqual([newest.id, mid.id, old.id]);
+  it("ranks short-term queries the same way, the more recently written first on equal scores", async () => {
+    const old = await engine.posts.create({ format: "note", bodyMarkdown: "ox" });
+    const mid = await engine.posts.create({ format: "note", bodyMarkdown: "ox" });
+    const often = await engine.posts.create({ format: "note", bodyMarkdown: "ox ox ox" });
+    expect(await found("ox")).toEqual([often.id, mid.id, old.id]);
+    // An edit rewrites the post's index row, so it becomes the most recently written.
+    await engine.posts.update({ id: old.id, rating: 3 });
+    expect(await found("ox")).toEqual([often.id, old.id, mid.id]);
+  });
+
+  it(`ranks only the ${rankingWindow} most recently written matches of a query`, async () => {
+    const first = await engine.posts.create({ format: "note", bodyMarkdown: "gnu gnu gnu gnu" });
+    for (let i = 0; i < rankingWindow; i++)
+      await engine.posts.create({ format: "note", bodyMarkdown: `gnu ${i}` });
+    // The best match is outside the window: not found, though every other result ranks below it.
+    const results = await found("gnu");
+    expect(results).toHaveLength(50);
+    expect(results).not.toContain(first.id);
+    // Rewritten, it is inside the window again and ranks first.
+    await engine.posts.update({ id: first.id, title: "Gnus" });
+    expect((await found("gnu"))[0]).toBe(first.id);
   });
 });
 

@@ -1,6 +1,7 @@
 import { defineOperation } from "../operation.js";
 import { selectPosts } from "../posts/post-query.js";
-import { findMatches } from "./search-query.js";
+import { rankCandidates } from "./rank.js";
+import { findCandidates } from "./search-query.js";
 import { type SearchPostsInput, searchPostsInput } from "./search-schemas.js";
 import { queryTerms } from "./search-text.js";
 import { type SearchAnswer, type SearchResultView, toSearchResult } from "./search-view.js";
@@ -19,7 +20,10 @@ export const searchPosts = defineOperation({
   input: searchPostsInput,
   run: async (ctx, input: SearchPostsInput): Promise<SearchAnswer> => {
     const terms = queryTerms(input.q);
-    const ids = terms.length === 0 ? [] : await findMatches[ctx.dialect.name](ctx.db, terms, input.limit);
+    const candidates = terms.length === 0 ? [] : await findCandidates[ctx.dialect.name](ctx.db, terms);
+    const ids = rankCandidates(candidates, terms)
+      .slice(0, input.limit)
+      .map((candidate) => candidate.post_id);
     if (ids.length === 0) return { query: input.q, results: [], count: 0 };
     const rows = await selectPosts(ctx.db)
       .where("p.id", "in", ids)

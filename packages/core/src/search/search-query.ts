@@ -4,74 +4,72 @@ import type { Database } from "../db/schema.js";
 import { isIndexable } from "./search-text.js";
 
 /**
- * The IDs of the published posts whose search text holds every term, best first, at most `limit`.
- * Terms are folded already (search-text.ts). The one place search differs between databases:
- * chosen by the dialect's name, as `ctx.dialect` is chosen once per engine.
+ * How many matches a search ranks at most: the most recently written ones. Ranking every match of
+ * a word found in half the posts costs a pass over all of them; this bound keeps a search's cost
+ * flat whatever the word. @see docs/search.md § Ranking
  */
-export type FindMatches = (
-  db: Kysely<Database>,
-  terms: readonly string[],
-  limit: number,
-) => Promise<string[]>;
+export const rankingWindow = 200;
+
+/** A post whose search text holds every term, with its position in write order (higher is newer). */
+export interface Candidate {
+  seq: number;
+  post_id: string;
+  search_text: string;
+}
+
+/**
+ * The published posts whose search text holds every term, newest written first, at most
+ * `rankingWindow`. Terms are folded already (search-text.ts). The one place search differs between
+ * databases: chosen by the dialect's name, as `ctx.dialect` is chosen once per engine. Both answer
+ * with exact substring tests on the same folded text, so they find the same posts.
+ */
+export type FindCandidates = (db: Kysely<Database>, terms: readonly string[]) => Promise<Candidate[]>;
 
 /**
  * SQLite: the terms of three or more characters go to the FTS5 trigram index, each as a quoted
- * phrase (a `"` doubled), so `*`, `-`, `:`, `NEAR`, `AND`, `OR` and parentheses are plain text,
- * and are ranked by bm25; shorter terms are a substring test (`instr`) on the matched rows. A query
- * of short terms only scans the search text and lists the newest posts first.
+ * phrase (a `"` doubled), so `*`, `-`, `:`, `^`, `NEAR`, `AND`, `OR`, `NOT` and parentheses are
+ * plain text; shorter terms are a substring test (`instr`) on the rows it yields. The index walks
+ * its matches newest first and stops at the window. A query of short terms only scans the search
+ * text, newest first, until the window is full.
  */
-const sqliteMatches: FindMatches = async (db, terms, limit) => {
+const sqliteCandidates: FindCandidates = async (db, terms) => {
   const indexed = terms.filter(isIndexable);
-  const short = terms.filter((term) => !isIndexable(term));
-  const contains = short.map((term) => sql`and instr(s.search_text, ${term}) > 0`);
-  if (indexed.length > 0) {
-    const match = indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(" ");
-    const found = await sql<{ post_id: string }>`
-      select s.post_id from post_search_fts f join post_search s on s.id = f.rowid
-      where post_search_fts match ${match} ${join(contains)}
-      order by f.rank, s.id limit ${limit}`.execute(db);
-    return found.rows.map((row) => row.post_id);
-  }
-  const found = await sql<{ post_id: string }>`
-    select s.post_id from post_search s join posts p on p.id = s.post_id
-    where 1 = 1 ${join(contains)}
-    order by p.published_at desc, p.id desc limit ${limit}`.execute(db);
-  return found.rows.map((row) => row.post_id);
+  const contains = terms
+    .filter((term) => !isIndexable(term))
+    .map((term) => sql`and instr(s.search_text, ${term}) > 0`);
+  const found =
+    indexed.length > 0
+      ? await sql<Candidate>`
+          select s.id as seq, s.post_id, s.search_text
+          from post_search_fts f join post_search s on s.id = f.rowid
+          where post_search_fts match ${indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(" ")}
+          ${join(contains)}
+          order by f.rowid desc limit ${rankingWindow}`.execute(db)
+      : await sql<Candidate>`
+          select s.id as seq, s.post_id, s.search_text from post_search s
+          where 1 = 1 ${join(contains)}
+          order by s.id desc limit ${rankingWindow}`.execute(db);
+  return found.rows;
 };
-
-/** Average search-text length assumed by the PostgreSQL score's length normalisation. */
-const typicalLength = 400;
 
 /**
  * PostgreSQL: every term is a `LIKE '%term%'` (with `\`, `%` and `_` escaped) on the search text,
- * which the pg_trgm GIN index answers for terms of three or more characters and rechecks exactly.
- * Ranked by a bm25-style term-frequency score (occurrences of each term, saturating, against the
- * text's length); a query of short terms only lists the newest posts first, as on SQLite.
+ * which the pg_trgm GIN index answers for terms of three or more characters and PostgreSQL
+ * rechecks exactly; newest written first, at most the window.
  */
-const postgresMatches: FindMatches = async (db, terms, limit) => {
+const postgresCandidates: FindCandidates = async (db, terms) => {
   const likes = terms.map((term) => sql`and s.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
-  if (terms.some(isIndexable)) {
-    const scores = terms.map((term) => {
-      const occurrences = sql`((length(s.search_text) - length(replace(s.search_text, ${term}, ''))) / ${[...term].length}::float8)`;
-      return sql`(${occurrences} / (${occurrences} + 1.2 * (0.25 + 0.75 * length(s.search_text) / ${typicalLength}::float8)))`;
-    });
-    const found = await sql<{ post_id: string }>`
-      select s.post_id from post_search s
-      where true ${join(likes)}
-      order by ${sql.join(scores, sql` + `)} desc, s.post_id limit ${limit}`.execute(db);
-    return found.rows.map((row) => row.post_id);
-  }
-  const found = await sql<{ post_id: string }>`
-    select s.post_id from post_search s join posts p on p.id = s.post_id
+  const found = await sql<Candidate>`
+    select s.id as seq, s.post_id, s.search_text from post_search s
     where true ${join(likes)}
-    order by p.published_at desc, p.id desc limit ${limit}`.execute(db);
-  return found.rows.map((row) => row.post_id);
+    order by s.id desc limit ${rankingWindow}`.execute(db);
+  return found.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 };
 
-/** The search query for a dialect. */
-export const findMatches: Record<DialectName, FindMatches> = {
-  sqlite: sqliteMatches,
-  postgres: postgresMatches,
+/** The candidate query for a dialect. */
+export const findCandidates: Record<DialectName, FindCandidates> = {
+  sqlite: sqliteCandidates,
+  postgres: postgresCandidates,
 };
 
 function join(parts: RawBuilder<unknown>[]): RawBuilder<unknown> {

@@ -41,8 +41,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
       where e.extname = 'pg_trgm'`.execute(db);
     const schema = found.rows[0]?.schema ?? "public";
+    // `id` orders rows by when they were last written, as SQLite's integer key does.
     await sql`create table post_search (
-      post_id text primary key,
+      id bigint generated always as identity primary key,
+      post_id text not null unique,
       search_text text not null
     )`.execute(db);
     await sql`create index post_search_trgm on post_search using gin (search_text ${sql.id(schema)}.gin_trgm_ops)`.execute(
