@@ -355,7 +355,7 @@ export function settingsFromText(values: Record<string, string | undefined>): Pa
   if (result.multilingualEnabled && (result.additionalLanguages ?? []).length === 0) {
     throw new SettingTextError(
       "MULTILINGUAL_ENABLED",
-      "true needs at least one language in ADDITIONAL_LANGUAGES",
+      "cannot be true without a language in ADDITIONAL_LANGUAGES",
     );
   }
   return result;
