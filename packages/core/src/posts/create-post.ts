@@ -42,7 +42,8 @@ export const createPost = defineOperation({
     if (input.replyToId && input.translationOfId) {
       throw invalidField("translationOfId", "Translations link Thread roots; a reply cannot be one");
     }
-    // A root without a language gets the detected one on a multilingual site (replies inherit).
+    // A root without a language gets the detected one on a multilingual site; a reply always takes
+    // its Thread's (one language across a Thread), whatever it sends.
     const language = input.replyToId
       ? input.language
       : (input.language ?? (await defaultLanguage(ctx.settings, languageSample(input, rendered))));
@@ -113,7 +114,7 @@ async function insertPost(
       body_markdown: rendered?.markdown ?? null,
       reply_to_id: parent?.id ?? null,
       thread_id: parent?.thread_id ?? id,
-      language: parent ? replyLanguage(parent, input.language) : (input.language ?? null),
+      language: parent ? parent.language : (input.language ?? null),
       quiet_reply: parent && input.quietReply ? 1 : 0,
       pinned_at: parent ? null : input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
       featured_at: input.featuredAt !== undefined ? input.featuredAt : input.featured ? now : null,
@@ -139,17 +140,6 @@ async function insertPost(
   await syncThreadMemberships(ctx, parent?.thread_id ?? id);
   await indexPost(db, id);
   return id;
-}
-
-/** A reply's language: its Thread's; naming another one is a 400 (one language across a Thread). */
-function replyLanguage(parent: PostRow, sent: string | null | undefined): string | null {
-  if (sent !== undefined && sent !== parent.language) {
-    throw invalidField(
-      "language",
-      "A reply is in its Thread's language; change it with PUT /api/posts/:id/language",
-    );
-  }
-  return parent.language;
 }
 
 /** The text language detection reads: title, body, quote and summary. */
