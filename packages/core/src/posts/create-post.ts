@@ -128,12 +128,13 @@ async function insertPost(
     .execute();
   if (aliasPath)
     await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
-  if (!parent) await setThreadCollections(ctx, { threadId: id, collections: input, now });
-
+  // Before the collections: the link locks another root, and roots are locked before collections.
   if (!parent && input.translationOfId) {
     const fields = { id: "translationOfId", postId: "translationOfId" };
     await linkTranslations(ctx, { id, postId: input.translationOfId, fields });
   }
+  if (!parent) await setThreadCollections(ctx, { threadId: id, collections: input, now });
+
   const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
   if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
   await refreshThreadFigures(db, parent?.thread_id ?? id);
