@@ -1,4 +1,5 @@
 export { type Caller, internalCaller, ownerCaller, publicCaller } from "./caller.js";
+export type { CustomUrl, Resolution } from "./custom-urls/index.js";
 export type { Dialect, DialectName } from "./db/dialect.js";
 export type { Database } from "./db/schema.js";
 export type {
