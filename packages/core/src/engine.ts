@@ -10,6 +10,7 @@ import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
 import { mediaOperations } from "./media/index.js";
+import { navOperations } from "./nav/index.js";
 import {
   type AnyOperation,
   type ExecuteOptions,
@@ -42,6 +43,7 @@ export const operations = [
   ...uploadOperations,
   ...customUrlOperations,
   ...smartCollectionOperations,
+  ...navOperations,
   ...searchOperations,
   ...settingsOperations,
   ...translationOperations,

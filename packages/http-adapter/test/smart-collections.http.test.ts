@@ -283,6 +283,39 @@ describe("GET /api/smart-collections counts and POST /preview", () => {
     );
   });
 
+  it("gathers the Threads of one named collection, which must exist when written; a deleted one matches nothing", async () => {
+    const a = await root("a", T + 100);
+    await root("b", T + 200);
+    const col = await site.call("POST", "/api/collections", { slug: "picks", title: "Picks" });
+    expect(col.status).toBe(201);
+    expect(
+      (await site.call("POST", `/api/collections/${col.body.id}/threads`, { threadId: a.id })).status,
+    ).toBe(200);
+    const smc = await create({ slug: "picked", title: "P", selection: { collection: [col.body.id] } });
+    expect((await listed()).map((s) => s.threadCount)).toEqual([1]);
+    const threads = await site.call("GET", `/api/smart-collections/${smc.id}/threads`);
+    expect(threads.body.threads.map((t: { id: string }) => t.id)).toEqual([a.id]);
+    const preview = await site.call("POST", "/api/smart-collections/preview", {
+      selection: { collection: [col.body.id] },
+    });
+    expect(preview.body).toEqual({ count: 1, baseline: 2 });
+
+    const unknown = "col_01h455vb4pex5vsknk084sn02q";
+    for (const [method, path, body] of [
+      ["POST", "/api/smart-collections", { slug: "u", title: "u", selection: { collection: [unknown] } }],
+      ["PUT", `/api/smart-collections/${smc.id}`, { selection: { collection: [unknown] } }],
+      ["POST", "/api/smart-collections/preview", { selection: { collection: [unknown] } }],
+    ] as const) {
+      const res = await site.call(method, path, body);
+      expectError(res, 400, "VALIDATION_ERROR");
+      expect(Object.keys(res.body.details.fieldErrors)).toEqual(["selection.collection"]);
+    }
+    expect((await site.call("DELETE", `/api/collections/${col.body.id}`)).status).toBe(200);
+    expect((await listed()).map((s) => s.threadCount)).toEqual([0]);
+    const kept = await site.call("GET", `/api/smart-collections/${smc.id}`);
+    expect(kept.body.selection).toEqual({ collection: [col.body.id] });
+  });
+
   it("reads `year` in the site's time zone", async () => {
     const tokyo = await createTestSite({ engineConfig: { now: T, settings: { timeZone: "Asia/Tokyo" } } });
     // 2023-12-31T16:00Z is 2024-01-01 01:00 in Tokyo.

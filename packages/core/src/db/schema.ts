@@ -181,6 +181,11 @@ export interface NavItemsTable {
   updated_at: number;
 }
 
+/** The one row navigation writes lock first (id `nav`). */
+export interface NavLockTable {
+  id: string;
+}
+
 /**
  * The folded search text of a published post (drafts have no row), kept in step by the post
  * writes. SQLite adds an integer `id` the FTS5 index points at. @see docs/search.md
@@ -258,6 +263,7 @@ export interface Database {
   post_search: PostSearchTable;
   smart_collections: SmartCollectionsTable;
   nav_items: NavItemsTable;
+  nav_lock: NavLockTable;
   collections: CollectionsTable;
   collection_threads: CollectionThreadsTable;
   collection_figures: CollectionFiguresTable;

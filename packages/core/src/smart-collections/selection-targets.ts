@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
 import { invalidField } from "../errors.js";
 import type { Selection } from "./smart-collection-schemas.js";
@@ -11,8 +11,10 @@ import type { Selection } from "./smart-collection-schemas.js";
 export async function checkSelectionTargets(db: Kysely<Database>, selection: Selection): Promise<void> {
   const [collectionId] = selection.collection ?? [];
   if (collectionId === undefined) return;
-  // Raw until the collections resource's table is in the typed schema.
-  const found = await sql<{ id: string }>`select id from collections where id = ${collectionId}`.execute(db);
-  if (found.rows.length === 0)
-    throw invalidField("selection.collection", `Unknown collection ${collectionId}`);
+  const found = await db
+    .selectFrom("collections")
+    .select("id")
+    .where("id", "=", collectionId)
+    .executeTakeFirst();
+  if (!found) throw invalidField("selection.collection", `Unknown collection ${collectionId}`);
 }

@@ -58,8 +58,7 @@ export function selectionFilter(selection: Selection, scope: SelectionScope): Th
     replies: selection.replies === undefined ? undefined : selection.replies ? "any" : "none",
     language: scope.language,
     media: mediaFilterOf(selection.media),
-    // The collections resource's `collectionIds` condition (col_ IDs; a Thread in one matches).
-    ...(selection.collection ? { collectionIds: selection.collection } : {}),
+    collectionIds: selection.collection,
   };
 }
 

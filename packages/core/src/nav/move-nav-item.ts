@@ -1,0 +1,62 @@
+import { positionBetween } from "../collections/directory.js";
+import { invalidField } from "../errors.js";
+import { defineOperation } from "../operation.js";
+import { findNavItem, loadNavRows, lockNav, resolveNavRows } from "./nav-rows.js";
+import { moveNavItemInput } from "./nav-schemas.js";
+import { type NavItem, type StoredNavItem, toNavItem } from "./nav-view.js";
+
+/**
+ * Moves an item between two neighbours: after `after` (and before the item that follows it), before
+ * `before` (and after the one that precedes it), or between both (`after` must come before
+ * `before`); neither, or both null, moves it to the end. A neighbour is another existing item
+ * (400 otherwise). The nav lock is held while the new key is computed.
+ * @see spec § PUT /api/nav-items/:id/move, docs/navigation.md § Order
+ */
+export const moveNavItem = defineOperation({
+  id: "navItems.move",
+  access: "owner",
+  description: "Moves a navigation item after or before another; with neither, to the end.",
+  hints: { idempotent: true },
+  input: moveNavItemInput,
+  run: async (ctx, input): Promise<NavItem> => {
+    await ctx.db.transaction().execute(async (trx) => {
+      await lockNav({ db: trx, dialect: ctx.dialect });
+      const moving = await findNavItem(trx, input.id);
+      const others = (await loadNavRows(trx)).filter((row) => row.id !== moving.id);
+      const position = positionFor(others, input.after ?? null, input.before ?? null);
+      await trx
+        .updateTable("nav_items")
+        .set({ position, updated_at: ctx.clock.now() })
+        .where("id", "=", moving.id)
+        .execute();
+    });
+    const [item] = await resolveNavRows(ctx.db, [input.id]);
+    if (!item) throw new Error(`nav item ${input.id} vanished during its move`);
+    return toNavItem(ctx.settings, item.row, item.target);
+  },
+});
+
+/** A key for the place `after`/`before` name among `others` (the other items in order). */
+function positionFor(others: StoredNavItem[], after: string | null, before: string | null): string {
+  const indexOf = (id: string, field: "after" | "before") => {
+    const index = others.findIndex((row) => row.id === id);
+    if (index < 0) throw invalidField(field, `No other nav item ${id}`);
+    return index;
+  };
+  const keyAt = (index: number) => others[index]?.position ?? null;
+  if (after !== null && before !== null) {
+    const left = indexOf(after, "after");
+    const right = indexOf(before, "before");
+    if (left >= right) throw invalidField("before", "`after` must come before `before`");
+    return positionBetween(keyAt(left), keyAt(right));
+  }
+  if (after !== null) {
+    const left = indexOf(after, "after");
+    return positionBetween(keyAt(left), keyAt(left + 1));
+  }
+  if (before !== null) {
+    const right = indexOf(before, "before");
+    return positionBetween(keyAt(right - 1), keyAt(right));
+  }
+  return positionBetween(keyAt(others.length - 1), null);
+}
