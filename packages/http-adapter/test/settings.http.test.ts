@@ -1,4 +1,5 @@
 import { createEngine, fixedClock } from "@quire/core";
+import type { KyselyPlugin } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createHandler } from "../src/index.js";
 import { createTestSite, expectError } from "./helpers.js";
@@ -214,4 +215,59 @@ describe("settings take effect at once", () => {
     clock.advance(1);
     expect(await get()).toBe(404);
   });
+
+  it("serving requests reads the settings table once per settingsCacheSeconds, not once per request", async () => {
+    const site = await createTestSite();
+    const reads = { count: 0 };
+    const clock = fixedClock(1_700_000_000);
+    const counted = createEngine({
+      db: site.engine.context.db.withPlugin(settingsReadCounter(reads)),
+      clock,
+      config: { settingsCacheSeconds: 5 },
+    });
+    const handler = createHandler(counted, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1" });
+    const owner = { authorization: "Bearer dev-token" };
+    for (let i = 0; i < 5; i++) {
+      expect((await handler(new Request("http://localhost/api/public/threads"))).status).toBe(200);
+      expect((await handler(new Request("http://localhost/api/threads", { headers: owner }))).status).toBe(
+        200,
+      );
+    }
+    expect(reads.count).toBe(1);
+    clock.advance(5);
+    expect((await handler(new Request("http://localhost/api/public/threads"))).status).toBe(200);
+    expect(reads.count).toBe(2);
+    // The engine's own write replaces its copy: no read to see it.
+    const put = await handler(
+      new Request("http://localhost/api/settings", {
+        method: "PUT",
+        headers: { ...owner, "content-type": "application/json" },
+        body: JSON.stringify({ PUBLIC_API_ENABLED: "false" }),
+      }),
+    );
+    expect(put.status).toBe(200);
+    const readsAfterWrite = reads.count;
+    expect((await handler(new Request("http://localhost/api/public/threads"))).status).toBe(404);
+    expect(reads.count).toBe(readsAfterWrite);
+  });
 });
+
+/** A Kysely plugin counting SELECTs from the settings table (an observer on the real database). */
+function settingsReadCounter(reads: { count: number }): KyselyPlugin {
+  return {
+    transformQuery(args) {
+      const node = args.node as {
+        kind: string;
+        from?: { froms: { kind: string; table?: { identifier?: { name?: string } } }[] };
+      };
+      if (
+        node.kind === "SelectQueryNode" &&
+        node.from?.froms.some((from) => from.table?.identifier?.name === "settings")
+      ) {
+        reads.count += 1;
+      }
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+}
