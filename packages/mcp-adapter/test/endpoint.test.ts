@@ -135,7 +135,43 @@ describe("POST /api/mcp: HTTP rules", () => {
   });
 });
 
+/** The spec's tool table (§ MCP), by group. */
+const specTools = {
+  posts: [
+    "site_posts_list",
+    "site_posts_get",
+    "site_posts_search",
+    "site_posts_create",
+    "site_posts_update",
+    "site_posts_delete",
+  ],
+  threads: ["site_threads_list", "site_threads_get", "site_threads_list_posts"],
+  media: ["site_media_list", "site_media_get", "site_media_upload", "site_media_update", "site_media_delete"],
+  attachments: ["site_attachments_get_content"],
+  collections: [
+    "site_collections_list",
+    "site_collections_get",
+    "site_collections_create",
+    "site_collections_update",
+    "site_collections_delete",
+    "site_collections_add_thread",
+    "site_collections_remove_thread",
+  ],
+  settings: ["site_settings_get", "site_settings_update"],
+};
+
 describe("tools/list", () => {
+  it("is exactly the spec's 24 tools in their groups", async () => {
+    const listed = ((await site.post(rpc("tools/list"))).body.result.tools as { name: string }[]).map(
+      (t) => t.name,
+    );
+    expect(listed.sort()).toEqual(Object.values(specTools).flat().sort());
+    expect(listed).toHaveLength(24);
+    for (const [group, names] of Object.entries(specTools)) {
+      for (const name of names) expect(toolTable.find((row) => row.name === name)?.group, name).toBe(group);
+    }
+  });
+
   it("lists every tool of the table once, each with a description, annotations and a closed schema", async () => {
     const response = await site.post(rpc("tools/list"));
     const tools = response.body.result.tools as {
