@@ -267,18 +267,20 @@ type RootScope = ExpressionBuilder<Database & { r: PostsTable }, "r">;
 /** Which collections a Thread-list condition names: slugs (the `collection` parameter) or IDs. */
 export type CollectionRef = { slugs: string[] } | { ids: string[] };
 
-function membershipsOf(eb: RootScope, ref: CollectionRef) {
-  let members = eb
-    .selectFrom("collection_threads as m")
-    .select("m.thread_id")
-    .whereRef("m.thread_id", "=", "r.id");
+/**
+ * The root IDs of the named collections' Threads, as an uncorrelated subquery: the planner may read
+ * the memberships first (a small collection in a large site) or probe them while walking an
+ * order's index (a large one).
+ */
+function membersOf(eb: RootScope, ref: CollectionRef, pinnedOnly = false) {
+  let members = eb.selectFrom("collection_threads as m").select("m.thread_id");
   members =
     "ids" in ref
       ? members.where("m.collection_id", "in", ref.ids)
       : members.where("m.collection_id", "in", (sub) =>
           sub.selectFrom("collections as c").select("c.id").where("c.slug", "in", ref.slugs),
         );
-  return members;
+  return pinnedOnly ? members.where("m.pinned_at", "is not", null) : members;
 }
 
 /**
@@ -287,16 +289,17 @@ function membershipsOf(eb: RootScope, ref: CollectionRef) {
  */
 export function collectionFilter(eb: RootScope, slugs: string[]): Expression<SqlBool> {
   if (slugs.length === 0) return sql<SqlBool>`1 = 0`;
-  return eb.exists(membershipsOf(eb, { slugs }));
+  return eb("r.id", "in", membersOf(eb, { slugs }));
 }
 
 /** The Thread-list condition "in any of these collections", by `col_` ID (smart collections' selection). */
 export function collectionIdFilter(eb: RootScope, ids: string[]): Expression<SqlBool> {
   if (ids.length === 0) return sql<SqlBool>`1 = 0`;
-  return eb.exists(membershipsOf(eb, { ids }));
+  return eb("r.id", "in", membersOf(eb, { ids }));
 }
 
 /** The condition "pinned in one of these collections" on root rows aliased `r` (Threads rule 4). */
 export function collectionPinFilter(eb: RootScope, ref: CollectionRef): Expression<SqlBool> {
-  return eb.exists(membershipsOf(eb, ref).where("m.pinned_at", "is not", null));
+  if ("ids" in ref ? ref.ids.length === 0 : ref.slugs.length === 0) return sql<SqlBool>`1 = 0`;
+  return eb("r.id", "in", membersOf(eb, ref, true));
 }

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import { collectionPinFilter } from "../collections/memberships.js";
+import type { CollectionRef } from "../collections/memberships.js";
 import type { Database } from "../db/schema.js";
 import { type KeysetPage, pageBySegments } from "../pagination/keyset.js";
-import type { ThreadListQuery } from "./thread-filter.js";
+import type { RootScope, ThreadListQuery } from "./thread-filter.js";
 import { filterConditions } from "./thread-filter.js";
 import {
   type CollectionListOrder,
@@ -31,13 +31,40 @@ export async function listRoots(
 ): Promise<RootPage> {
   const order = await segmentsOf(db, query);
   if (!order) return { roots: [], nextCursor: null };
-  const roots = selectRoots(db).where((eb) => eb.and(filterConditions(eb, query.filter)));
-  const segments = order.map((segment) => ({
-    order: segment,
-    query: segment.where ? roots.where(segment.where) : roots,
-  }));
+  const conditions = (eb: RootScope) => eb.and(filterConditions(eb, query.filter));
+  const roots = selectRoots(db).where(conditions);
+  const segments = order.map((segment) => {
+    const source = segment.pinnedIn ? pinnedRoots(db, segment.pinnedIn).where(conditions) : roots;
+    return { order: segment, query: segment.where ? source.where(segment.where) : source };
+  });
   const { rows, nextCursor }: KeysetPage<StoredPost> = await pageBySegments(segments, page);
   return { roots: rows, nextCursor };
+}
+
+/**
+ * Roots pinned in the named collections, aliased `r` like {@link selectRoots}: read from the
+ * pinned memberships first (a CROSS JOIN keeps SQLite's planner on that order; PostgreSQL plans it
+ * by its statistics), so the pinned section costs what its few rows do, not a walk of an index.
+ */
+function pinnedRoots(db: Kysely<Database>, collections: CollectionRef): ReturnType<typeof selectRoots> {
+  let pinned = db
+    .selectFrom("collection_threads as m")
+    .select("m.thread_id")
+    .distinct()
+    .where("m.pinned_at", "is not", null);
+  pinned =
+    "ids" in collections
+      ? pinned.where("m.collection_id", "in", collections.ids)
+      : pinned.where("m.collection_id", "in", (sub) =>
+          sub.selectFrom("collections as c").select("c.id").where("c.slug", "in", collections.slugs),
+        );
+  const query = db
+    .selectFrom(pinned.as("p"))
+    .crossJoin("posts as r")
+    .whereRef("r.id", "=", "p.thread_id")
+    .where("r.reply_to_id", "is", null)
+    .selectAll("r");
+  return query as unknown as ReturnType<typeof selectRoots>;
 }
 
 const collectionOrders: Record<string, CollectionListOrder> = {
@@ -69,5 +96,5 @@ async function segmentsOf(db: Kysely<Database>, query: ThreadListQuery): Promise
   } else {
     order = query.sort === "oldest" ? "oldest" : query.sort === "rating" ? "rating" : "activity";
   }
-  return collectionSegmentsFor(order, status, (eb) => collectionPinFilter(eb, { slugs }));
+  return collectionSegmentsFor(order, status, { slugs });
 }

@@ -71,6 +71,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
 
+  // A collection list in the activity order lifts the collection's pins, not the site's, so it walks
+  // every root by activity: the site lists' activity indexes are split by the site-wide pin.
+  await db.schema
+    .createIndex("threads_activity_all")
+    .on("posts")
+    .columns(["status", "last_activity_at", "id"])
+    .where(sql.ref("reply_to_id"), "is", null)
+    .execute();
+
   await db.schema
     .createTable("directory_lock")
     .addColumn("id", "text", (c) => c.primaryKey())
