@@ -1,4 +1,5 @@
 import type { Expression, SqlBool } from "kysely";
+import { type CollectionRef, collectionPinFilter } from "../collections/memberships.js";
 import type { KeysetOrder, SortKey } from "../pagination/keyset.js";
 import type { RootScope } from "./thread-filter.js";
 import type { StoredPost } from "./thread-rows.js";
@@ -15,6 +16,11 @@ type KeyColumn = "last_activity_at" | "published_at" | "created_at" | "thread_up
  */
 export interface Segment extends KeysetOrder<StoredPost> {
   where?: (eb: RootScope) => Expression<SqlBool>;
+  /**
+   * Read this segment from these collections' pinned Threads (a few rows, then sorted) rather than
+   * by walking an order's index, where pinned Threads are rare.
+   */
+  pinnedIn?: CollectionRef;
 }
 
 /** The keys of a segment sorted on `columns`: those root columns, then the root ID. */
@@ -92,8 +98,9 @@ export type CollectionListOrder = "activity" | "newest" | "oldest" | "rating";
 export function collectionSegmentsFor(
   order: CollectionListOrder,
   status: "published" | "draft",
-  pinned: (eb: RootScope) => Expression<SqlBool>,
+  collections: CollectionRef,
 ): Segment[] {
+  const pinned = (eb: RootScope) => collectionPinFilter(eb, collections);
   const timeColumn: KeyColumn = status === "draft" ? "created_at" : "published_at";
   const draftSuffix = status === "draft" ? ".draft" : "";
   const base: Segment[] =
@@ -122,11 +129,7 @@ export function collectionSegmentsFor(
     return (eb: RootScope) => (where ? eb.and([where(eb), condition(eb)]) : condition(eb));
   };
   return [
-    ...base.map((segment) => ({
-      ...segment,
-      name: `${segment.name}.pinned`,
-      where: within(segment, pinned),
-    })),
+    ...base.map((segment) => ({ ...segment, name: `${segment.name}.pinned`, pinnedIn: collections })),
     ...base.map((segment) => ({ ...segment, where: within(segment, (eb) => eb.not(pinned(eb))) })),
   ];
 }
