@@ -289,6 +289,13 @@ describe("GET /api/posts/:id/translations/resolve", () => {
     expect((await resolve(en.id, "mailto:a@b.c")).kind).toBe("external");
     expect(await resolve(en.id, "/nothing-here")).toMatchObject({ kind: "not_found", candidate: null });
     expect((await resolve(en.id, "/blog/")).kind).toBe("not_a_post");
+    const collection = await s.call("POST", "/api/collections", { slug: "recipes", title: "Recipes" });
+    expect(collection.status, JSON.stringify(collection.body)).toBe(201);
+    expect(await resolve(en.id, "/blog/recipes")).toEqual({
+      kind: "not_a_post",
+      address: "/recipes",
+      candidate: null,
+    });
     expect((await resolve(en.id, "/hello")).kind).toBe("same_thread");
     expect((await resolve(frReply.id, "/reponse")).kind).toBe("same_thread");
     expect(await resolve(en.id, "/entwurf")).toMatchObject({
