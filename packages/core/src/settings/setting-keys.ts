@@ -159,12 +159,20 @@ export function canonicalTimeZone(text: string): string {
   return resolved.toLowerCase() === text.toLowerCase() ? resolved : text;
 }
 
-/** A site path prefix as the deployment gives it (only the environment sets it). */
+/**
+ * A site path prefix as the deployment gives it (only the environment sets it), normalised as the
+ * HTTP handler reads it: a leading `/` added, trailing ones removed (`blog/` → `/blog`, `/` → "").
+ */
 const pathPrefixValue = {
   parse: (text: string): string => {
-    const value = text.trim();
-    if (value !== "" && !/^(?:\/[A-Za-z0-9._~-]+)+$/.test(value)) {
-      throw new SettingValueError("Expected empty or a path like /blog, without a trailing slash");
+    const trimmed = text.trim().replace(/\/+$/, "");
+    const value = trimmed === "" || trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
+    const segments = value.split("/").slice(1);
+    if (
+      value !== "" &&
+      !segments.every((segment) => /^[A-Za-z0-9._~-]+$/.test(segment) && !/^\.\.?$/.test(segment))
+    ) {
+      throw new SettingValueError("Expected empty or a path like /blog");
     }
     return value;
   },

@@ -87,6 +87,21 @@ describe("settings.get", () => {
       }
       expect(code, JSON.stringify(settings)).toBe("CONFIGURATION_ERROR");
     }
+    for (const sitePathPrefix of ["/a b", "/a//b", "/blog?x", "/a/../b", "/."]) {
+      expect(
+        () => createEngine({ db: engine.context.db, settings: { sitePathPrefix } }),
+        sitePathPrefix,
+      ).toThrow(/SITE_PATH_PREFIX/);
+    }
+    // A path prefix is read as the handler reads it.
+    for (const [given, read] of [
+      ["blog/", "/blog"],
+      ["/", ""],
+      ["/a/b//", "/a/b"],
+    ]) {
+      const prefixed = createEngine({ db: engine.context.db, settings: { sitePathPrefix: given } });
+      expect(prefixed.context.settings.sitePathPrefix).toBe(read);
+    }
     // Fallbacks are canonicalised like stored values.
     const canonical = createEngine({
       db: engine.context.db,
