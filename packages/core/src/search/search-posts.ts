@@ -1,10 +1,29 @@
 import { defineOperation } from "../operation.js";
-import { selectPosts } from "../posts/post-query.js";
 import { rankCandidates } from "./rank.js";
 import { findCandidates } from "./search-query.js";
 import { type SearchPostsInput, searchPostsInput } from "./search-schemas.js";
 import { queryTerms } from "./search-text.js";
 import { type SearchAnswer, type SearchResultView, toSearchResult } from "./search-view.js";
+
+/** The post columns a result and its snippet read (not the stored bodies). */
+const resultColumns = [
+  "p.id",
+  "p.format",
+  "p.status",
+  "p.slug",
+  "p.title",
+  "p.url",
+  "p.source_name",
+  "p.source_url",
+  "p.quote_text",
+  "p.summary",
+  "p.body_text",
+  "p.display_title",
+  "p.published_at",
+  "p.permalink_path",
+  "p.thread_id",
+  "p.reply_to_id",
+] as const;
 
 /**
  * Searches the author's published posts (every visibility, roots and replies; never drafts): every
@@ -25,11 +44,17 @@ export const searchPosts = defineOperation({
       .slice(0, input.limit)
       .map((candidate) => candidate.post_id);
     if (ids.length === 0) return { query: input.q, results: [], count: 0 };
-    const rows = await selectPosts(ctx.db)
+    // By primary key only: a filter on status here would let the planner pick a status index
+    // and walk every published post. The index holds published posts only; the check below
+    // covers a post unpublished since the candidates were read.
+    const rows = await ctx.db
+      .selectFrom("posts as p")
+      .innerJoin("posts as r", "r.id", "p.thread_id")
+      .select(resultColumns)
+      .select("r.visibility as root_visibility")
       .where("p.id", "in", ids)
-      .where("p.status", "=", "published")
       .execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const byId = new Map(rows.filter((row) => row.status === "published").map((row) => [row.id, row]));
     const results: SearchResultView[] = [];
     for (const id of ids) {
       const row = byId.get(id);

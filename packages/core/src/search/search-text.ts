@@ -58,6 +58,9 @@ export function foldText(text: string): string {
  * can be marked in the original.
  */
 export function foldWithOffsets(text: string): { folded: string; offsets: number[] } {
+  if (asciiOnly.test(text)) {
+    return { folded: text.toLowerCase(), offsets: Array.from({ length: text.length + 1 }, (_, i) => i) };
+  }
   let folded = "";
   const offsets: number[] = [];
   let position = 0;

@@ -1,6 +1,6 @@
 import type { EngineContext } from "../deps.js";
-import type { PostRow } from "../posts/post-query.js";
 import { permalinkOf } from "../posts/post-view.js";
+import type { SearchableFields } from "./search-text.js";
 import { buildSnippet } from "./snippet.js";
 
 /** One search result. Quote posts carry `sourceName`/`sourceUrl` in place of `title`/`url`. */
@@ -21,8 +21,25 @@ export interface SearchAnswer {
   count: number;
 }
 
+/** The post columns a search result is made of. */
+export interface SearchRow extends SearchableFields {
+  id: string;
+  format: string;
+  slug: string;
+  display_title: string;
+  published_at: number | null;
+  permalink_path: string | null;
+  thread_id: string;
+  reply_to_id: string | null;
+  root_visibility: string;
+}
+
 /** A post row as a search result, with its snippet around the query's terms. */
-export function toSearchResult(ctx: EngineContext, row: PostRow, terms: readonly string[]): SearchResultView {
+export function toSearchResult(
+  ctx: EngineContext,
+  row: SearchRow,
+  terms: readonly string[],
+): SearchResultView {
   return {
     id: row.id,
     format: row.format,
