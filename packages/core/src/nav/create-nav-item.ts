@@ -1,7 +1,7 @@
 import { positionBetween } from "../collections/directory.js";
 import { defineOperation } from "../operation.js";
 import { loadNavRows, lockNav, resolveNavRows } from "./nav-rows.js";
-import { type CreateNavItemInput, createNavItemInput } from "./nav-schemas.js";
+import { createNavItemInput, type NavItemDraft, navItemDraft } from "./nav-schemas.js";
 import { checkNavTarget } from "./nav-targets.js";
 import type { NavItem, StoredNavItem } from "./nav-view.js";
 import { toNavItem } from "./nav-view.js";
@@ -17,7 +17,8 @@ export const createNavItem = defineOperation({
   description:
     "Adds a header navigation item: a link, a built-in page, a collection, a smart collection or a page.",
   input: createNavItemInput,
-  run: async (ctx, input): Promise<NavItem> => {
+  run: async (ctx, raw): Promise<NavItem> => {
+    const input = navItemDraft(raw);
     const id = ctx.ids.generate("nav");
     const now = ctx.clock.now();
     await ctx.db.transaction().execute(async (trx) => {
@@ -46,7 +47,7 @@ type Columns = Pick<
   "type" | "system_key" | "collection_id" | "smart_collection_id" | "post_id" | "label" | "url"
 >;
 
-function columnsOf(input: CreateNavItemInput): Columns {
+function columnsOf(input: NavItemDraft): Columns {
   const none = { system_key: null, collection_id: null, smart_collection_id: null, post_id: null, url: null };
   switch (input.type) {
     case "link":
@@ -59,15 +60,15 @@ function columnsOf(input: CreateNavItemInput): Columns {
         label: systemItems[input.systemKey].label,
       };
     case "collection":
-      return { ...none, type: input.type, collection_id: input.collectionId, label: input.label ?? "" };
+      return { ...none, type: input.type, collection_id: input.collectionId, label: input.label };
     case "smart_collection":
       return {
         ...none,
         type: input.type,
         smart_collection_id: input.smartCollectionId,
-        label: input.label ?? "",
+        label: input.label,
       };
     case "page":
-      return { ...none, type: input.type, post_id: input.postId, label: input.label ?? "" };
+      return { ...none, type: input.type, post_id: input.postId, label: input.label };
   }
 }

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
 import { conflict, invalidField } from "../errors.js";
 import { findPost } from "../posts/post-query.js";
-import type { CreateNavItemInput } from "./nav-schemas.js";
+import type { NavItemDraft } from "./nav-schemas.js";
 
 /**
  * Checks what a new item points at (inside the create's transaction, the nav lock held): the
@@ -10,7 +10,7 @@ import type { CreateNavItemInput } from "./nav-schemas.js";
  * (400 naming the field otherwise), and a built-in item may exist once (409).
  * @see spec § POST /api/nav-items
  */
-export async function checkNavTarget(db: Kysely<Database>, input: CreateNavItemInput): Promise<void> {
+export async function checkNavTarget(db: Kysely<Database>, input: NavItemDraft): Promise<void> {
   switch (input.type) {
     case "link":
       return;
