@@ -1,11 +1,15 @@
+import type { KyselyPlugin } from "kysely";
 import { describe, expect, it } from "vitest";
 import { codeOf, openTestEngine } from "../../test/support.js";
 import { createEngine } from "../engine.js";
 import { isEngineError } from "../errors.js";
 import { fixedClock } from "../shared/time.js";
-import { createTestEngine } from "../testing/test-engine.js";
+import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
 import { settingKeys } from "./setting-keys.js";
-import { readStoredSettings, resolveKeys } from "./settings-store.js";
+import { readStoredSettings, resolveKeys, SettingsStore } from "./settings-store.js";
+import { writeSettings } from "./write-settings.js";
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** The error an operation throws (its code and details), or "OK". */
 async function errorOf(
@@ -451,6 +455,61 @@ describe("settings in effect", () => {
       await cleanup();
     }
   });
+});
+
+describe("the cached copy", () => {
+  // PostgreSQL only: on SQLite, connections to one file in one process take turns, so the held
+  // read would hold the write back too.
+  it.skipIf(testDatabaseKind() !== "postgres")(
+    "a read that began before the engine's own write does not put the old values back",
+    async () => {
+      const { engine, reopen, cleanup } = await createTestEngine();
+      const db = await reopen();
+      // The store's reads go through a second handle whose first settings read is held back until
+      // released, so the write below commits (through the engine's handle) while that read is in flight.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let settingsReads = 0;
+      const gate: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          const rows = args.result.rows as { key?: unknown }[];
+          if (rows.length === 0 || rows.every((row) => typeof row.key === "string")) {
+            settingsReads += 1;
+            if (settingsReads === 1) await held;
+          }
+          return args.result;
+        },
+      };
+      const clock = fixedClock(1_700_000_000);
+      const store = new SettingsStore({
+        db: db.withPlugin(gate),
+        clock,
+        logger: silent,
+        fallbacks: {},
+        ttlSeconds: 5,
+      });
+      try {
+        const stale = store.current();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const written = await writeSettings(
+          { db: engine.context.db, clock, settingsStore: store },
+          new Map([["SITE_NAME", "New"]]),
+        );
+        expect(written.settings.siteName).toBe("New");
+        release();
+        expect((await stale).siteName).toBe("Quire");
+        // The copy is the write's, not the late read's.
+        expect((await store.current()).siteName).toBe("New");
+      } finally {
+        release();
+        await db.destroy();
+        await cleanup();
+      }
+    },
+  );
 });
 
 describe("concurrent settings writers", () => {
