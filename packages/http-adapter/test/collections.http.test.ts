@@ -354,3 +354,46 @@ describe("GET /api/collections figures", () => {
     expect(plain.directoryItems.map((item) => item.collectionId)).toEqual([quiet.id, busy.id, middle.id]);
   });
 });
+
+describe("collections on public posts", () => {
+  it("public posts and Threads name their Thread's collections with their public URL", async () => {
+    const a = await collection("alpha");
+    const b = await collection("beta");
+    const alias = await site.call("POST", "/api/custom-urls", {
+      path: "/topics/beta",
+      targetType: "collection",
+      targetId: b.id,
+    });
+    expect(alias.status, JSON.stringify(alias.body)).toBe(201);
+    const root = await post({ slug: "tagged", collectionIds: [a.id, b.id] });
+    const reply = await post({ replyToId: root.id, slug: "tagged-reply" });
+    const refs = [
+      { id: a.id, slug: "alpha", title: "Title alpha", url: "/alpha" },
+      { id: b.id, slug: "beta", title: "Title beta", url: "/topics/beta" },
+    ];
+    expect((await site.call("GET", "/api/public/posts/tagged")).body.collections).toEqual(refs);
+    expect((await site.call("GET", "/api/public/posts/tagged-reply")).body.collections).toEqual(refs);
+    const threads = (await site.call("GET", "/api/public/threads?include=fold")).body.threads;
+    expect(threads[0].root.collections).toEqual(refs);
+    const shownReplies = [...threads[0].fold.leading, ...threads[0].fold.trailing];
+    expect(shownReplies.map((p: { collections: unknown }) => p.collections)).toEqual([refs]);
+    const posts = (await site.call("GET", "/api/public/threads/tagged/posts")).body.posts;
+    expect(posts.map((p: { collections: unknown }) => p.collections)).toEqual([refs, refs]);
+    // The editing view carries collectionIds, not collections.
+    expect((await site.call("GET", `/api/threads/${root.id}`)).body.root).not.toHaveProperty("collections");
+
+    // Deleting a collection frees its custom URL too.
+    await site.call("DELETE", `/api/collections/${b.id}`);
+    expect((await site.call("GET", "/api/public/posts/tagged")).body.collections).toEqual([refs[0]]);
+    expect((await site.call("GET", "/api/custom-urls")).body.customUrls).toEqual([]);
+    const again = await site.call("POST", "/api/custom-urls", {
+      path: "/topics/beta",
+      targetType: "collection",
+      targetId: a.id,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect((await site.call("GET", "/api/public/posts/tagged")).body.collections).toEqual([
+      { ...refs[0], url: "/topics/beta" },
+    ]);
+  });
+});

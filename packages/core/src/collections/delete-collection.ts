@@ -6,8 +6,8 @@ import { collectionIdInput } from "./collection-schemas.js";
 import { lockDirectory } from "./directory.js";
 
 /**
- * Deletes a collection: its address is freed, its memberships, figures and directory item go;
- * its Threads stay. @see spec § DELETE /api/collections/:id
+ * Deletes a collection: its address and its custom URL aliases are freed (redirects stay); its
+ * memberships, figures and directory item go; its Threads stay. @see spec § DELETE /api/collections/:id
  */
 export const deleteCollection = defineOperation({
   id: "collections.delete",

@@ -1,4 +1,5 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
+import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { findPost, selectPosts } from "./post-query.js";
@@ -30,6 +31,7 @@ export const getPublicPost = defineOperation({
     const row = (version && (await findPost(ctx.db, version))) || named;
     await withReadableParents(ctx.db, [row]);
     const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
-    return toPublicPostView(ctx, row, attachments, input);
+    const collections = (await publicCollectionRefsOf(ctx, [row.thread_id])).get(row.thread_id) ?? [];
+    return toPublicPostView(ctx, row, attachments, input, collections);
   },
 });

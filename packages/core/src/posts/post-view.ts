@@ -1,4 +1,5 @@
 import { type AttachmentView, toAttachmentView } from "../attachments/attachment-view.js";
+import type { PublicCollectionRef } from "../collections/public-refs.js";
 import type { EngineContext } from "../deps.js";
 import type { MediaRow } from "../files/media-rows.js";
 import type { PostRow } from "./post-query.js";
@@ -62,12 +63,14 @@ export function toPostView(
 /**
  * The reading view of a post row: no `body`, `displayTitle` or `collectionIds`; adds `permalink`
  * and the link preview fields. Title for note and link, `url` for link, source fields for quote.
+ * `collections` are its Thread's collections (see collections/public-refs.ts).
  */
 export function toPublicPostView(
   ctx: EngineContext,
   row: PostRow,
   attachments: MediaRow[],
   options: ViewOptions = {},
+  collections: PublicCollectionRef[] = [],
 ): PublicPostView {
   return {
     id: row.id,
@@ -93,7 +96,7 @@ export function toPublicPostView(
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     attachments: attachments.map((media) => toAttachmentView(ctx, media, { public: true })),
-    collections: [],
+    collections,
   };
 }
 

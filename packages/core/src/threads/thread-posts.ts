@@ -1,4 +1,5 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
+import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import type { EngineContext } from "../deps.js";
 import { readByKeys } from "../pagination/keyset.js";
 import type { PostRow } from "../posts/post-query.js";
@@ -51,11 +52,13 @@ export async function readThreadPosts<Kind extends PostViewKind>(
     ctx.db,
     rows.map((row) => row.id),
   );
+  const collections =
+    kind === "reading" ? (await publicCollectionRefsOf(ctx, [root.id])).get(root.id) : undefined;
   const posts = rows.map((row) => {
     const media = attachments.get(row.id) ?? [];
     return kind === "editing"
       ? toPostView(ctx, row, media, options)
-      : toPublicPostView(ctx, row, media, options);
+      : toPublicPostView(ctx, row, media, options, collections);
   });
   return { posts: posts as (Kind extends "editing" ? PostView : PublicPostView)[], nextCursor };
 }

@@ -1,4 +1,5 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
+import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import type { EngineContext } from "../deps.js";
 import type { PostRow } from "../posts/post-query.js";
 import {
@@ -53,8 +54,8 @@ export interface ThreadReadOptions extends ViewOptions {
 }
 
 /**
- * The Thread objects of a page of roots: at most three queries whatever the page size (the folds,
- * then every attachment of every post shown).
+ * The Thread objects of a page of roots: a bounded number of queries whatever the page size (the
+ * folds, every attachment of every post shown, and in the reading view the Threads' collections).
  */
 export async function toThreadViews<Kind extends PostViewKind>(
   ctx: EngineContext,
@@ -72,11 +73,18 @@ export async function toThreadViews<Kind extends PostViewKind>(
     ctx.db,
     shown.map((row) => row.id),
   );
+  const collections =
+    kind === "reading"
+      ? await publicCollectionRefsOf(
+          ctx,
+          roots.map((root) => root.id),
+        )
+      : undefined;
   const view = (row: PostRow) => {
     const media = attachments.get(row.id) ?? [];
     return kind === "editing"
       ? toPostView(ctx, row, media, options)
-      : toPublicPostView(ctx, row, media, options);
+      : toPublicPostView(ctx, row, media, options, collections?.get(row.thread_id));
   };
   return roots.map((root) => {
     const thread: ThreadView<PostView | PublicPostView> = {
