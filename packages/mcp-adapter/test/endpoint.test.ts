@@ -68,6 +68,13 @@ describe("POST /api/mcp: HTTP rules", () => {
     }
   });
 
+  it("reads the body whatever its Content-Type and Accept say", async () => {
+    const response = await site.post(rpc("ping"), { "content-type": "text/plain", accept: "text/html" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.body.result).toEqual({});
+  });
+
   it("initialize answers 2025-06-18 whatever version the client proposes", async () => {
     for (const proposed of ["2025-06-18", "2025-11-25", "2024-11-05", "1999-01-01"]) {
       const response = await site.post(initialize(proposed));
