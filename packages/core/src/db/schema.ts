@@ -186,6 +186,12 @@ export interface NavLockTable {
   id: string;
 }
 
+/** Write counters bumped by triggers; `threads` counts writes to posts and collection memberships. */
+export interface ContentVersionsTable {
+  name: string;
+  version: number;
+}
+
 /**
  * The folded search text of a published post (drafts have no row), kept in step by the post
  * writes. SQLite adds an integer `id` the FTS5 index points at. @see docs/search.md
@@ -264,6 +270,7 @@ export interface Database {
   smart_collections: SmartCollectionsTable;
   nav_items: NavItemsTable;
   nav_lock: NavLockTable;
+  content_versions: ContentVersionsTable;
   collections: CollectionsTable;
   collection_threads: CollectionThreadsTable;
   collection_figures: CollectionFiguresTable;

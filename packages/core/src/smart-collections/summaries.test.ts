@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { openTestEngine } from "../../test/support.js";
 import { ownerCaller, publicCaller } from "../caller.js";
 import type { Engine } from "../engine.js";
@@ -57,5 +57,46 @@ describe("smartCollectionSummaries", () => {
     expect(reader.map((s) => s.threadCount)).toEqual([1, 2, 0, 0]);
     const german = await smartCollectionSummaries(engine.context, ownerCaller, { lang: "de" });
     expect(german.map((s) => s.threadCount)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe("smartCollectionSummaries cache", () => {
+  it("recounts after every kind of write, also one made through another engine on the database", async () => {
+    const { createEngine } = await import("../engine.js");
+    const { createTestEngine } = await import("../testing/test-engine.js");
+    const site = await createTestEngine({ now: NOW });
+    onTestFinished(site.cleanup);
+    const { engine: first } = site;
+    const otherDb = await site.reopen();
+    const second = createEngine({ db: otherDb });
+    onTestFinished(() => otherDb.destroy());
+    const counts = async () =>
+      (await first.smartCollections.list({})).smartCollections.map((s) => [
+        s.threadCount,
+        s.recentActivityAt,
+      ]);
+
+    const root = await first.posts.create({ format: "note", title: "a", publishedAt: 100 });
+    const col = await first.collections.create({ slug: "c", title: "C" });
+    await first.smartCollections.create({ slug: "all", title: "all" });
+    await first.smartCollections.create({ slug: "in-c", title: "in c", selection: { collection: [col.id] } });
+    await first.smartCollections.create({ slug: "open", title: "p", selection: { visibility: "public" } });
+    expect(await counts()).toEqual([
+      [1, 100],
+      [0, NOW],
+      [1, 100],
+    ]);
+    expect(await counts()).toEqual(await counts());
+
+    await second.posts.create({ format: "note", bodyMarkdown: "r", replyToId: root.id, publishedAt: 200 });
+    expect((await counts())[0]).toEqual([1, 200]);
+    await second.collections.addThread({ id: col.id, threadId: root.id });
+    expect((await counts())[1]).toEqual([1, 200]);
+    await second.posts.update({ id: root.id, visibility: "private" });
+    expect((await counts())[2]).toEqual([0, NOW]);
+    await second.collections.removeThread({ id: col.id, threadId: root.id });
+    expect((await counts())[1]).toEqual([0, NOW]);
+    await second.posts.delete({ id: root.id });
+    expect((await counts())[0]).toEqual([0, NOW]);
   });
 });

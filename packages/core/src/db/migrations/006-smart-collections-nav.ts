@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 
 /**
  * Smart collections (rule-based Thread selections with an address in the root namespace) and the
@@ -6,10 +6,9 @@ import { type Kysely, sql } from "kysely";
  * - `smart_collections.slug` is unique here too, behind the `site_addresses` claim that decides
  *   between writers; `selection` is the normalised conditions as JSON text.
  * - `nav_items.position` is a fractional ordering key, unique so two writers cannot both take one
- *   place; `system_key` is unique among system items, so each built-in item exists once. The
- *   target columns are plain IDs: an item whose target is gone is left out on read.
- * - `nav_lock` is one row every navigation write locks first, so concurrent writers never compute
- *   the same position (as the collection directory does).
+ *   place (writers queue on the lock row of the next migration); `system_key` is unique among
+ *   system items, so each built-in item exists once. The target columns are plain IDs: an item
+ *   whose target is gone is left out on read.
  * @see docs/smart-collections.md, docs/navigation.md
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -47,9 +46,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where("system_key", "is not", null)
     .execute();
-  await db.schema
-    .createTable("nav_lock")
-    .addColumn("id", "text", (c) => c.primaryKey())
-    .execute();
-  await sql`insert into nav_lock (id) values ('nav')`.execute(db);
 }

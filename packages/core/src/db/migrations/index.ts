@@ -6,6 +6,7 @@ import * as maintenance from "./004-maintenance.js";
 import * as collections from "./005-collections.js";
 import * as search from "./010-search.js";
 import * as smartCollectionsNav from "./006-smart-collections-nav.js";
+import * as smartCollectionsNavFigures from "./006-smart-collections-nav-figures.js";
 import * as customUrls from "./007-custom-urls.js";
 import * as translations from "./009-translations.js";
 
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   "005-collections": collections,
   "010-search": search,
   "006-smart-collections-nav": smartCollectionsNav,
+  "006-smart-collections-nav-figures": smartCollectionsNavFigures,
   "007-custom-urls": customUrls,
   "009-translations": translations,
 };
