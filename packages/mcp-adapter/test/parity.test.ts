@@ -341,7 +341,9 @@ describe("every tool answers alike in-process, over HTTP and over MCP", () => {
       const reference = answers.get(row)?.inProcess;
       expect(answer?.ok).toBe(reference?.ok);
       if (local) expect(answer).toEqual(local);
-      const lists = Object.entries(reference?.body ?? {}).filter(([, value]) => Array.isArray(value));
+      const lists = Object.entries(reference?.body ?? {}).filter((entry): entry is [string, unknown[]] =>
+        Array.isArray(entry[1]),
+      );
       if (local && lists.length > 0) {
         // The order of a list breaks ties of equal times by ID; the system clock of `quire mcp`
         // gives many, its random IDs break them otherwise than sequential ones: the exact read of
