@@ -52,17 +52,32 @@ const sqliteCandidates: FindCandidates = async (db, terms) => {
   return found.rows;
 };
 
+/** How many of the most recently written rows PostgreSQL reads first, before asking the index. */
+export const recentRows = 5000;
+
 /**
  * PostgreSQL: every term is a `LIKE '%term%'` (with `\`, `%` and `_` escaped) on the search text,
- * which the pg_trgm GIN index answers for terms of three or more characters and PostgreSQL
- * rechecks exactly; newest written first, at most the window.
+ * checked exactly. Two steps, so the planner's guess at how common a word is cannot make a search
+ * slow: first the `recentRows` most recently written rows, read backwards along the primary key;
+ * when they hold a full window of matches, those are the newest matches of all. Otherwise (a
+ * rarer query) every match, which the pg_trgm GIN index finds for terms of three or more
+ * characters; ordered by `id + 0` so the planner cannot walk the primary key backwards through
+ * the whole table instead.
  */
 const postgresCandidates: FindCandidates = async (db, terms) => {
   const likes = terms.map((term) => sql`and s.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
-  const found = await sql<Candidate>`
-    select s.id as seq, s.post_id, s.search_text from post_search s
+  const recent = await sql<Candidate>`
+    select s.id as seq, s.post_id, s.search_text
+    from (select id, post_id, search_text from post_search order by id desc limit ${recentRows}) s
     where true ${join(likes)}
     order by s.id desc limit ${rankingWindow}`.execute(db);
+  const found =
+    recent.rows.length === rankingWindow
+      ? recent
+      : await sql<Candidate>`
+          select s.id as seq, s.post_id, s.search_text from post_search s
+          where true ${join(likes)}
+          order by s.id + 0 desc limit ${rankingWindow}`.execute(db);
   return found.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 };
 
