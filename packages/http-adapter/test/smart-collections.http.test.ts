@@ -316,6 +316,23 @@ describe("GET /api/smart-collections counts and POST /preview", () => {
     expect(kept.body.selection).toEqual({ collection: [col.body.id] });
   });
 
+  it("matches `media` kinds and `featured` as the Thread list does", async () => {
+    await root("text attached", T + 100, { attachments: [{ type: "text", content: "# notes" }] });
+    await root("featured", T + 200, { featured: true });
+    await root("featured private", T + 300, { featured: true, visibility: "private" });
+    const count = async (selection: Extra) =>
+      (await site.call("POST", "/api/smart-collections/preview", { selection })).body.count;
+    expect(await count({ media: "any" })).toBe(1);
+    expect(await count({ media: "none" })).toBe(2);
+    expect(await count({ media: ["text"] })).toBe(1);
+    expect(await count({ media: ["image", "video"] })).toBe(0);
+    expect(await count({ visibility: "featured" })).toBe(1);
+    expect(await count({ visibility: "public" })).toBe(2);
+    expect(await count({ visibility: "featured", media: "none" })).toBe(1);
+    const listed = await site.call("GET", "/api/threads?media=text");
+    expect(listed.body.threads).toHaveLength(await count({ media: ["text"] }));
+  });
+
   it("reads `year` in the site's time zone", async () => {
     const tokyo = await createTestSite({ engineConfig: { now: T, settings: { timeZone: "Asia/Tokyo" } } });
     // 2023-12-31T16:00Z is 2024-01-01 01:00 in Tokyo.
