@@ -220,5 +220,8 @@ describe("directory items", () => {
     expect(await names(labels)).toEqual(["smart", "div", "two"]);
     expect((await site.call("DELETE", `/api/collections/directory-items/${divider.id}`)).status).toBe(200);
     expect(await names(labels)).toEqual(["smart", "two"]);
+    // A deleted smart collection leaves the directory, its item included.
+    expect((await site.call("DELETE", `/api/smart-collections/${smart.body.id}`)).status).toBe(200);
+    expect(await names(labels)).toEqual(["two"]);
   });
 });

@@ -65,7 +65,12 @@ export const listCollections = defineOperation({
       return { collections, smartCollections: [], directoryItems: [] };
     }
     const smartCollections = await smartCollectionSummaries(ctx, ctx.caller, { lang: input.lang });
-    const items = await loadDirectory(ctx.db);
+    // An item whose smart collection was deleted (the smart collections module leaves it) is not listed.
+    const targets = new Set([...collections.map((c) => c.id), ...smartCollections.map((s) => s.id)]);
+    const items = (await loadDirectory(ctx.db)).filter((item) => {
+      const target = item.collection_id ?? item.smart_collection_id;
+      return target === null || targets.has(target);
+    });
     const directoryItems: DirectoryItemView[] = items.map(toDirectoryItemView);
     // Every collection and smart collection is in the directory; those without an item come last.
     const placed = new Set(items.flatMap((item) => [item.collection_id, item.smart_collection_id]));
