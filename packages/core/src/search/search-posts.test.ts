@@ -114,6 +114,15 @@ describe("posts.search results", () => {
     expect(await found("ox")).toEqual([often.id, old.id, mid.id]);
   });
 
+  it("finds every match of a query with fewer matches than the window but many among recent posts", async () => {
+    const best = await engine.posts.create({ format: "note", bodyMarkdown: "yak yak yak yak" });
+    for (let i = 0; i < 119; i++) await engine.posts.create({ format: "note", bodyMarkdown: `yak ${i}` });
+    const answer = await engine.posts.search({ q: "yak", limit: 50 });
+    expect(answer.count).toBe(50);
+    expect(answer.results[0]?.id).toBe(best.id);
+    expect((await engine.posts.search({ q: "yak 118" })).count).toBe(1);
+  });
+
   it(`ranks only the ${rankingWindow} most recently written matches of a query`, async () => {
     const first = await engine.posts.create({ format: "note", bodyMarkdown: "gnu gnu gnu gnu" });
     for (let i = 0; i < rankingWindow; i++)

@@ -54,30 +54,41 @@ const sqliteCandidates: FindCandidates = async (db, terms) => {
 
 /** How many of the most recently written rows PostgreSQL reads first, before asking the index. */
 export const recentRows = 5000;
+/**
+ * Matches among those rows from which reading further back is cheaper than the index: about one
+ * row in sixty. Reading a row costs about a microsecond; the index costs several per match.
+ */
+const readFurtherFrom = 80;
 
 /**
  * PostgreSQL: every term is a `LIKE '%term%'` (with `\`, `%` and `_` escaped) on the search text,
- * checked exactly. Two steps, so the planner's guess at how common a word is cannot make a search
+ * checked exactly. In steps, so the planner's guess at how common a word is cannot make a search
  * slow: first the `recentRows` most recently written rows, read backwards along the primary key;
- * when they hold a full window of matches, those are the newest matches of all. Otherwise (a
- * rarer query) every match, which the pg_trgm GIN index finds for terms of three or more
+ * when they hold a full window of matches, those are the newest matches of all. When they hold
+ * many but too few, the query is common enough that reading further back (as far as the share
+ * found promises a full window, and half as far again) beats the index. Otherwise, or when that
+ * still falls short, every match, which the pg_trgm GIN index finds for terms of three or more
  * characters; ordered by `id + 0` so the planner cannot walk the primary key backwards through
  * the whole table instead.
  */
 const postgresCandidates: FindCandidates = async (db, terms) => {
-  const likes = terms.map((term) => sql`and s.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
-  const recent = await sql<Candidate>`
+  const likes = join(terms.map((term) => sql`and s.search_text like ${`%${escapeLike(term)}%`} escape '\\'`));
+  const newest = (rows: number) => sql<Candidate>`
     select s.id as seq, s.post_id, s.search_text
-    from (select id, post_id, search_text from post_search order by id desc limit ${recentRows}) s
-    where true ${join(likes)}
-    order by s.id desc limit ${rankingWindow}`.execute(db);
-  const found =
-    recent.rows.length === rankingWindow
-      ? recent
-      : await sql<Candidate>`
-          select s.id as seq, s.post_id, s.search_text from post_search s
-          where true ${join(likes)}
-          order by s.id + 0 desc limit ${rankingWindow}`.execute(db);
+    from (select id, post_id, search_text from post_search order by id desc limit ${rows}) s
+    where true ${likes}
+    order by s.id desc limit ${rankingWindow}`;
+  let found = await newest(recentRows).execute(db);
+  const share = found.rows.length;
+  if (share < rankingWindow && share >= readFurtherFrom) {
+    found = await newest(Math.ceil(((recentRows * rankingWindow) / share) * 1.5)).execute(db);
+  }
+  if (found.rows.length < rankingWindow) {
+    found = await sql<Candidate>`
+      select s.id as seq, s.post_id, s.search_text from post_search s
+      where true ${likes}
+      order by s.id + 0 desc limit ${rankingWindow}`.execute(db);
+  }
   return found.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 };
 
