@@ -34,7 +34,7 @@ export const searchPosts = defineOperation({
   id: "posts.search",
   access: "owner",
   description:
-    "Searches published posts of every visibility, replies included, never drafts: every word of q must occur; best matches first, each with an HTML snippet marking the hits.",
+    "Searches published posts of any visibility, never drafts: every word of q must occur; best first.",
   hints: { readOnly: true, idempotent: true },
   input: searchPostsInput,
   run: async (ctx, input: SearchPostsInput): Promise<SearchAnswer> => {
