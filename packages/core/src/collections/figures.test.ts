@@ -51,7 +51,7 @@ async function storedFigures(): Promise<string[]> {
 describe("collection figures", () => {
   it("stay equal to what the posts say through a random mix of post and membership writes", async () => {
     const pick = random(7);
-    const collections = [];
+    const collections: string[] = [];
     for (let i = 0; i < 4; i++)
       collections.push((await engine.collections.create({ slug: `c${i}`, title: `C${i}` })).id);
     const roots: string[] = [];

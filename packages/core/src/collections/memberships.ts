@@ -272,7 +272,7 @@ export type CollectionRef = { slugs: string[] } | { ids: string[] };
  * the memberships first (a small collection in a large site) or probe them while walking an
  * order's index (a large one).
  */
-function membersOf(eb: RootScope, ref: CollectionRef, pinnedOnly = false) {
+function membersOf(eb: RootScope, ref: CollectionRef) {
   let members = eb.selectFrom("collection_threads as m").select("m.thread_id");
   members =
     "ids" in ref
@@ -280,7 +280,7 @@ function membersOf(eb: RootScope, ref: CollectionRef, pinnedOnly = false) {
       : members.where("m.collection_id", "in", (sub) =>
           sub.selectFrom("collections as c").select("c.id").where("c.slug", "in", ref.slugs),
         );
-  return pinnedOnly ? members.where("m.pinned_at", "is not", null) : members;
+  return members;
 }
 
 /**
@@ -298,8 +298,22 @@ export function collectionIdFilter(eb: RootScope, ids: string[]): Expression<Sql
   return eb("r.id", "in", membersOf(eb, { ids }));
 }
 
-/** The condition "pinned in one of these collections" on root rows aliased `r` (Threads rule 4). */
-export function collectionPinFilter(eb: RootScope, ref: CollectionRef): Expression<SqlBool> {
-  if ("ids" in ref ? ref.ids.length === 0 : ref.slugs.length === 0) return sql<SqlBool>`1 = 0`;
-  return eb("r.id", "in", membersOf(eb, ref, true));
+/**
+ * The condition "pinned in none of these collections" on root rows aliased `r`: a correlated
+ * `NOT EXISTS`, which PostgreSQL plans as an anti-join (a `NOT IN` subquery is checked row by row
+ * on a scan of every root instead) and SQLite as one probe of the memberships' Thread index.
+ */
+export function collectionUnpinnedFilter(eb: RootScope, ref: CollectionRef): Expression<SqlBool> {
+  let pinned = eb
+    .selectFrom("collection_threads as pm")
+    .select("pm.thread_id")
+    .whereRef("pm.thread_id", "=", "r.id")
+    .where("pm.pinned_at", "is not", null);
+  pinned =
+    "ids" in ref
+      ? pinned.where("pm.collection_id", "in", ref.ids)
+      : pinned.where("pm.collection_id", "in", (sub) =>
+          sub.selectFrom("collections as pc").select("pc.id").where("pc.slug", "in", ref.slugs),
+        );
+  return eb.not(eb.exists(pinned));
 }

@@ -1,5 +1,5 @@
 import type { Expression, SqlBool } from "kysely";
-import { type CollectionRef, collectionPinFilter } from "../collections/memberships.js";
+import { type CollectionRef, collectionUnpinnedFilter } from "../collections/memberships.js";
 import type { KeysetOrder, SortKey } from "../pagination/keyset.js";
 import type { RootScope } from "./thread-filter.js";
 import type { StoredPost } from "./thread-rows.js";
@@ -100,7 +100,7 @@ export function collectionSegmentsFor(
   status: "published" | "draft",
   collections: CollectionRef,
 ): Segment[] {
-  const pinned = (eb: RootScope) => collectionPinFilter(eb, collections);
+  const unpinned = (eb: RootScope) => collectionUnpinnedFilter(eb, collections);
   const timeColumn: KeyColumn = status === "draft" ? "created_at" : "published_at";
   const draftSuffix = status === "draft" ? ".draft" : "";
   const base: Segment[] =
@@ -130,6 +130,6 @@ export function collectionSegmentsFor(
   };
   return [
     ...base.map((segment) => ({ ...segment, name: `${segment.name}.pinned`, pinnedIn: collections })),
-    ...base.map((segment) => ({ ...segment, where: within(segment, (eb) => eb.not(pinned(eb))) })),
+    ...base.map((segment) => ({ ...segment, where: within(segment, unpinned) })),
   ];
 }
