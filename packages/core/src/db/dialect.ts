@@ -8,6 +8,8 @@ export type DialectName = "sqlite" | "postgres";
 /**
  * Every place where the engine's SQL or its drivers differ between dialects, behind one object
  * chosen once per engine. Operations ask `ctx.dialect`; nothing else branches on the dialect.
+ * Search's candidate query (FTS5 trigram on SQLite, pg_trgm on PostgreSQL) is the one difference
+ * kept beside its module: `findCandidates[ctx.dialect.name]` in search/search-query.ts.
  */
 export interface Dialect {
   readonly name: DialectName;
