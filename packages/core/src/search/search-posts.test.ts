@@ -255,6 +255,24 @@ describe("migration 010-search", () => {
     await sql`delete from quire_migrations where name = '010-search'`.execute(db);
     expect(await engine.migrate()).toEqual(["010-search"]);
     expect(new Set(await found("aardvark"))).toEqual(new Set([published.id, quote.id]));
+    // Indexed in publication order: on equal scores the more recently published comes first.
+    const publishedLater = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "okapi",
+      publishedAt: NOW - 10,
+    });
+    const writtenLater = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "okapi",
+      publishedAt: NOW - 20,
+    });
+    expect(await found("okapi")).toEqual([writtenLater.id, publishedLater.id]);
+    await sql`delete from post_search`.execute(db);
+    await sql`delete from quire_migrations where name = '010-search'`.execute(db);
+    if (engine.context.dialect.name === "sqlite") await sql`drop table post_search_fts`.execute(db);
+    await sql`drop table post_search`.execute(db);
+    expect(await engine.migrate()).toEqual(["010-search"]);
+    expect(await found("okapi")).toEqual([publishedLater.id, writtenLater.id]);
     expect(await found("ancient")).toEqual([published.id]);
   });
 });
