@@ -47,7 +47,7 @@ export const resolveTranslation = defineOperation({
   id: "translations.resolve",
   access: "owner",
   description:
-    "Resolves a URL or path on this site to the Thread it names and says whether it can be linked as a translation of this post.",
+    "Resolves a URL or path on this site to its Thread and says whether it can be linked as a translation of this post.",
   hints: { readOnly: true },
   input: resolveTranslationInput,
   run: async (ctx, input): Promise<{ resolution: TranslationResolution }> => {

@@ -4,11 +4,11 @@ import * as threads from "./002-threads.js";
 import * as uploads from "./003-uploads.js";
 import * as maintenance from "./004-maintenance.js";
 import * as collections from "./005-collections.js";
-import * as search from "./010-search.js";
 import * as smartCollectionsNav from "./006-smart-collections-nav.js";
 import * as smartCollectionsNavFigures from "./006-smart-collections-nav-figures.js";
 import * as customUrls from "./007-custom-urls.js";
 import * as translations from "./009-translations.js";
+import * as search from "./010-search.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -20,9 +20,9 @@ export const migrations: Record<string, Migration> = {
   "003-uploads": uploads,
   "004-maintenance": maintenance,
   "005-collections": collections,
-  "010-search": search,
   "006-smart-collections-nav": smartCollectionsNav,
   "006-smart-collections-nav-figures": smartCollectionsNavFigures,
   "007-custom-urls": customUrls,
   "009-translations": translations,
+  "010-search": search,
 };
