@@ -144,6 +144,8 @@ async function readInput(
       return { values: { ...query(), ...match.params } };
     case "body":
       return { values: { ...(await readJsonObject(request, rawBody)), ...match.params } };
+    case "queryAndBody":
+      return { values: { ...query(), ...(await readJsonObject(request, rawBody)), ...match.params } };
     case "stream":
       return { values: { ...query(), ...streamInput(request, rawBody), ...match.params } };
     case "form": {

@@ -4,10 +4,11 @@ import type { OperationId } from "@quire/core";
  * Where a route's input comes from besides its path parameters: the query string, a JSON body,
  * nothing, the raw body as a stream (`stream`: query plus `body`, `contentLength`, `contentType`),
  * or a streamed `multipart/form-data` body (`form`: query plus its fields, the file part as
- * `file`, `filename` and `contentType`, another file part `x` as `x` and `xContentType`). Text is
- * converted to the operation's values from its schema (see text-input.ts).
+ * `file`, `filename` and `contentType`, another file part `x` as `x` and `xContentType`), or
+ * `queryAndBody`: a JSON body with query parameters beside it (the body wins on a name both send).
+ * Text is converted to the operation's values from its schema (see text-input.ts).
  */
-export type InputSource = "query" | "body" | "none" | "stream" | "form";
+export type InputSource = "query" | "body" | "queryAndBody" | "none" | "stream" | "form";
 
 /**
  * One line of the route table. Who may call it is not written here: it is the operation's

@@ -64,7 +64,7 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/api/smart-collections", operation: "smartCollections.list", input: "query" },
   { method: "POST", path: "/api/smart-collections", operation: "smartCollections.create", input: "body", status: 201 },
   { method: "GET", path: "/api/smart-collections/slug", operation: "smartCollections.slug", input: "query" },
-  { method: "POST", path: "/api/smart-collections/preview", operation: "smartCollections.preview", input: "body" },
+  { method: "POST", path: "/api/smart-collections/preview", operation: "smartCollections.preview", input: "queryAndBody" },
   { method: "GET", path: "/api/smart-collections/:id", operation: "smartCollections.get", input: "none" },
   { method: "PUT", path: "/api/smart-collections/:id", operation: "smartCollections.update", input: "body" },
   { method: "DELETE", path: "/api/smart-collections/:id", operation: "smartCollections.delete", input: "none" },

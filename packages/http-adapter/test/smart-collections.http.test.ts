@@ -276,6 +276,19 @@ describe("GET /api/smart-collections counts and POST /preview", () => {
     expect(preview.body).toEqual({ count: 3, baseline: 4 });
     const empty = await site.call("POST", "/api/smart-collections/preview", {});
     expect(empty.body).toEqual({ count: 4, baseline: 4 });
+    // lang is a query parameter beside the JSON body (spec § Smart collections); the body may carry it too.
+    await root("Deutsch", T + 600, { language: "de" });
+    const german = await site.call("POST", "/api/smart-collections/preview?lang=de", {
+      selection: { title: true },
+    });
+    expect(german.body).toEqual({ count: 1, baseline: 1 });
+    const inBody = await site.call("POST", "/api/smart-collections/preview", { selection: {}, lang: "de" });
+    expect(inBody.body).toEqual({ count: 1, baseline: 1 });
+    expectError(
+      await site.call("POST", "/api/smart-collections/preview?lang=not_a_tag", {}),
+      400,
+      "VALIDATION_ERROR",
+    );
     expectError(
       await site.call("POST", "/api/smart-collections/preview", { selection: { year: 1900 } }),
       400,
