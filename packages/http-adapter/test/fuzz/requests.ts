@@ -234,6 +234,14 @@ function encodedFor(
         );
     case "body":
       return jsonBody(values);
+    case "queryAndBody":
+      // Either a JSON body, or every field in the query and no body.
+      return fc.oneof(
+        jsonBody(values),
+        queryPairs(values)
+          .chain(queryString)
+          .map((query) => ({ query, how: "query beside an empty body" })),
+      );
     case "none":
       return fc.constant({ query: "", how: "no input" });
     case "stream":
