@@ -436,6 +436,19 @@ describe("GET /api/smart-collections/:id/threads and the public page", () => {
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual([b.id, c.id, a.id]);
     expect(res.body.threads[0].root).toHaveProperty("permalink");
+    // layout: null reads as the site's archive layout in effect, which a settings write changes at once.
+    expect(res.body.smartCollection).toMatchObject({ slug: "everything", title: "e", layout: "list" });
+    expect((await site.call("PUT", "/api/settings", { ARCHIVE_DEFAULT_LAYOUT: "grid" })).status).toBe(200);
+    const grid = await site.call(
+      "GET",
+      "/api/public/smart-collections/everything/threads",
+      undefined,
+      anonymous,
+    );
+    expect(grid.body.smartCollection.layout).toBe("grid");
+    await create({ slug: "listed", title: "l", layout: "list" });
+    const own = await site.call("GET", "/api/public/smart-collections/listed/threads", undefined, anonymous);
+    expect(own.body.smartCollection.layout).toBe("list");
     expectError(
       await site.call("GET", "/api/public/smart-collections/nope/threads", undefined, anonymous),
       404,

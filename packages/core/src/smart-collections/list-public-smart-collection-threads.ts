@@ -5,9 +5,20 @@ import { type PublicThreadView, toThreadViews } from "../threads/thread-view.js"
 import { pageOfSmartCollection } from "./list-threads.js";
 import { listPublicSmartCollectionThreadsInput } from "./smart-collection-schemas.js";
 
+/** What a reader's page shows of the smart collection itself; `layout` is the one in effect. */
+export interface PublicSmartCollection {
+  id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  sortOrder: string;
+  layout: "list" | "grid";
+}
+
 /**
- * A smart collection's page for readers, by slug: published, non-private Threads in the reading
- * view, in the collection's order. @see docs/smart-collections.md § Reading the Threads
+ * A smart collection's page for readers, by slug: the smart collection (its `layout: null` read
+ * as the site's `ARCHIVE_DEFAULT_LAYOUT` in effect) and published, non-private Threads in the
+ * reading view, in the collection's order. @see docs/smart-collections.md § Reading the Threads
  */
 export const listPublicSmartCollectionThreads = defineOperation({
   id: "publicSmartCollections.listThreads",
@@ -15,7 +26,14 @@ export const listPublicSmartCollectionThreads = defineOperation({
   description: "Lists the public Threads a smart collection gathers, by its slug, one page at a time.",
   hints: { readOnly: true },
   input: listPublicSmartCollectionThreadsInput,
-  run: async (ctx, input): Promise<{ threads: PublicThreadView[]; nextCursor: string | null }> => {
+  run: async (
+    ctx,
+    input,
+  ): Promise<{
+    smartCollection: PublicSmartCollection;
+    threads: PublicThreadView[];
+    nextCursor: string | null;
+  }> => {
     const row = await ctx.db
       .selectFrom("smart_collections")
       .selectAll()
@@ -26,6 +44,14 @@ export const listPublicSmartCollectionThreads = defineOperation({
       fold: input.fold === true,
       content: input.content,
     });
-    return { threads, nextCursor: page.nextCursor };
+    const smartCollection: PublicSmartCollection = {
+      id: row.id,
+      slug: row.slug,
+      title: row.title,
+      description: row.description,
+      sortOrder: row.sort_order,
+      layout: (row.layout as PublicSmartCollection["layout"] | null) ?? ctx.settings.archiveDefaultLayout,
+    };
+    return { smartCollection, threads, nextCursor: page.nextCursor };
   },
 });
