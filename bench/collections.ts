@@ -19,6 +19,7 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
+import { ownerCaller } from "../packages/core/src/caller.js";
 import { refreshCollectionFigures } from "../packages/core/src/collections/memberships.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import type { Engine } from "../packages/core/src/engine.js";
@@ -112,6 +113,8 @@ interface CaseResult {
   baseline: Timing;
   engine: Timing;
   handler: Timing;
+  /** In-process, then `JSON.stringify` of the answer (what the handler adds to the engine's work, in part). */
+  serialized?: Timing;
   /** For a deep page: the first page's case name, for deep/first. */
   firstOf?: string;
   note?: string;
@@ -404,6 +407,7 @@ async function benchmark(engine: Engine, raw: RawSql, database: string): Promise
       baseline: warmBaseline,
       engine: () => engine.collections.list({}),
       handler: () => get("/api/collections"),
+      serialized: async () => JSON.stringify(await engine.collections.list({})),
     },
     { warmup, iterations },
   );
@@ -494,7 +498,12 @@ async function benchmark(engine: Engine, raw: RawSql, database: string): Promise
         throw new Error(`${label}: handler page differs`);
       const name = `smart collection ${label} (${count} Threads), ${deep ? "deep" : "first"} page`;
       const timings = await measureTogether(
-        { baseline, engine: () => engine.smartCollections.listThreads(input), handler: () => get(path) },
+        {
+          baseline,
+          engine: () => engine.smartCollections.listThreads(input),
+          handler: () => get(path),
+          serialized: async () => JSON.stringify(await engine.smartCollections.listThreads(input)),
+        },
         { warmup, iterations },
       );
       record({
@@ -549,7 +558,12 @@ async function benchmark(engine: Engine, raw: RawSql, database: string): Promise
       throw new Error(`${slug}: handler page differs`);
     const name = `GET /api/threads?collection=… (${count} Threads), ${deep ? "deep" : "first"} page`;
     const timings = await measureTogether(
-      { baseline, engine: () => engine.threads.list(input), handler: () => get(path) },
+      {
+        baseline,
+        engine: () => engine.threads.list(input),
+        handler: () => get(path),
+        serialized: async () => JSON.stringify(await engine.threads.list(input)),
+      },
       { warmup, iterations },
     );
     record({
@@ -558,6 +572,31 @@ async function benchmark(engine: Engine, raw: RawSql, database: string): Promise
       rows: String(page.threads.length),
       ...timings,
       ...(deep ? { firstOf: `GET /api/threads?collection=… (${count} Threads), first page` } : {}),
+    });
+  }
+  // The adapter's fixed cost per request, on a one-row read: the Bearer token's lookup (a SHA-256
+  // and a query), routing, input parsing and JSON. A second handler authenticates by a hook (as an
+  // embedding app's session would), without the token lookup.
+  {
+    const smart = setup.smart[0] as { id: string };
+    const hooked = createHandler(engine, { authenticate: () => ownerCaller });
+    const path = `http://localhost/api/smart-collections/${smart.id}`;
+    const timings = await measureTogether(
+      {
+        baseline: () => raw.all("select * from smart_collections where id = ?", [smart.id]),
+        engine: () => engine.smartCollections.get({ id: smart.id }),
+        handler: () => get(`/api/smart-collections/${smart.id}`),
+        serialized: async () => JSON.stringify(await engine.smartCollections.get({ id: smart.id })),
+        hook: async () => (await hooked(new Request(path))).text(),
+      },
+      { warmup, iterations },
+    );
+    record({
+      database,
+      name: "GET /api/smart-collections/:id (one row: the adapter's fixed cost)",
+      rows: "1",
+      ...timings,
+      note: `handler with an authenticate hook instead of the token: ${ms(timings.hook.p50)} / ${ms(timings.hook.p99)}`,
     });
   }
   const loadAfter = loadavg();
@@ -581,14 +620,14 @@ function table(result: DatabaseResult): void {
   const pair = (t: Timing) => `${ms(t.p50)} / ${ms(t.p99)}`;
   log(`\n${result.database}: p50 / p99 in ms; ratios of p50`);
   log(
-    "| Case | Baseline | In-process | Handler | In-process ÷ baseline | Handler ÷ baseline | Deep ÷ first (in-process / handler) |",
+    "| Case | Baseline | In-process | In-process + JSON.stringify | Handler | In-process ÷ baseline | Handler ÷ baseline | Deep ÷ first (in-process / handler) |",
   );
-  log("|---|---|---|---|---|---|---|");
+  log("|---|---|---|---|---|---|---|---|");
   for (const c of result.cases) {
     const first = c.firstOf ? result.cases.find((other) => other.name === c.firstOf) : undefined;
     const deep = first ? `${x(c.engine.p50, first.engine.p50)} / ${x(c.handler.p50, first.handler.p50)}` : "";
     log(
-      `| ${c.name}${c.note ? ` (${c.note})` : ""} | ${pair(c.baseline)} | ${pair(c.engine)} | ${pair(c.handler)} | ${x(c.engine.p50, c.baseline.p50)} | ${x(c.handler.p50, c.baseline.p50)} | ${deep} |`,
+      `| ${c.name}${c.note ? ` (${c.note})` : ""} | ${pair(c.baseline)} | ${pair(c.engine)} | ${c.serialized ? pair(c.serialized) : ""} | ${pair(c.handler)} | ${x(c.engine.p50, c.baseline.p50)} | ${x(c.handler.p50, c.baseline.p50)} | ${deep} |`,
     );
   }
 }
