@@ -1,5 +1,5 @@
-import type { Caller, Engine } from "@quire/core";
-import { createHandler } from "@quire/http-adapter";
+import type { Caller, Engine, Storage } from "@quire/core";
+import { createFileHandler, createHandler } from "@quire/http-adapter";
 import { Hono } from "hono";
 import { parse } from "hono/utils/cookie";
 import type { SessionStore, User } from "./sessions.js";
@@ -11,13 +11,19 @@ export const sessionCookie = "app_session";
 export interface AppOptions {
   engine: Engine;
   sessions: SessionStore;
+  /**
+   * The storage the engine was given, when it is a local folder (`createFsStorage` with
+   * `publicBaseUrl: "/media"`): its files are served under `/media`. Leave it out for S3 storage,
+   * whose files the bucket or its CDN serves.
+   */
+  storage?: Storage | undefined;
 }
 
 /**
  * An existing Hono app with Quire mounted beside its own routes: everything under `/api/*` goes to
  * Quire's Fetch handler, and the app's own session cookie signs its owner in to Quire.
  */
-export function createApp({ engine, sessions }: AppOptions): Hono {
+export function createApp({ engine, sessions, storage }: AppOptions): Hono {
   const currentUser = (request: Request): User | undefined => {
     const id = parse(request.headers.get("cookie") ?? "", sessionCookie)[sessionCookie];
     return id ? sessions.get(id) : undefined;
@@ -43,6 +49,10 @@ export function createApp({ engine, sessions }: AppOptions): Hono {
   // Quire: one line. (`app.mount("/", quire)` works too, but would answer every unknown path.)
   app.all("/api/*", (c) => quire(c.req.raw));
   app.get("/healthz", (c) => quire(c.req.raw));
+  if (storage) {
+    const files = createFileHandler(storage, { prefix: "/media" });
+    app.on(["GET", "HEAD"], "/media/*", (c) => files(c.req.raw));
+  }
 
   return app;
 }

@@ -2,17 +2,22 @@ import { mkdirSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import { createEngine } from "@quire/core";
 import { openDatabase } from "@quire/core/node";
+import { createFsStorage } from "@quire/storage-fs";
 import { createApp, sessionCookie } from "./app.js";
 import { createMemorySessions } from "./sessions.js";
 
 // The same engine the reference server runs, opened in-process on the app's own database.
-mkdirSync("data", { recursive: true });
-const db = await openDatabase({ url: process.env.DATABASE_URL ?? "data/embed-hono.db" });
-const engine = createEngine({ db });
+const dataDir = process.env.DATA_DIR ?? "data";
+mkdirSync(dataDir, { recursive: true }); // SQLite does not create the folder
+const db = await openDatabase({ url: process.env.DATABASE_URL ?? `${dataDir}/embed-hono.db` });
+// Without storage the engine keeps posts but refuses uploads: media files go to a local folder,
+// served by the app under /media (see createApp).
+const storage = createFsStorage({ root: `${dataDir}/media`, publicBaseUrl: "/media" });
+const engine = createEngine({ db, storage });
 await engine.migrate();
 
 const sessions = createMemorySessions();
-const app = createApp({ engine, sessions });
+const app = createApp({ engine, sessions, storage });
 
 // A demo session for the site owner; a real app signs users in its own way.
 const ownerSession = sessions.create({ name: "Site owner", siteOwner: true });

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Engine } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
+import { createFsStorage } from "@quire/storage-fs";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, sessionCookie } from "../src/app.js";
@@ -11,16 +15,20 @@ describe("Quire mounted in a Hono app", () => {
   let app: Hono;
   let ownerCookie: string;
   let readerCookie: string;
+  let dir: string;
 
   beforeAll(async () => {
-    ({ engine, cleanup } = await createTestEngine());
+    dir = mkdtempSync(join(tmpdir(), "quire-hono-"));
+    const storage = createFsStorage({ root: join(dir, "media"), publicBaseUrl: "/media" });
+    ({ engine, cleanup } = await createTestEngine({ storage }));
     const sessions = createMemorySessions();
-    app = createApp({ engine, sessions });
+    app = createApp({ engine, sessions, storage });
     ownerCookie = `${sessionCookie}=${sessions.create({ name: "Ada", siteOwner: true })}`;
     readerCookie = `${sessionCookie}=${sessions.create({ name: "Bob", siteOwner: false })}`;
   });
   afterAll(async () => {
     await cleanup();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const createPost = (headers: Record<string, string>) =>
@@ -50,6 +58,22 @@ describe("Quire mounted in a Hono app", () => {
 
     // The same post, in-process: the engine behind the handler is the app's.
     expect(await engine.posts.get({ id: post.id })).toMatchObject({ title: "From the app" });
+  });
+
+  it("uploads media with the owner's session and serves the file under /media", async () => {
+    const form = new FormData();
+    form.set("file", new Blob([new Uint8Array([9, 8, 7])], { type: "application/pdf" }), "notes.pdf");
+    const uploaded = await app.request("/api/upload", {
+      method: "POST",
+      headers: { cookie: ownerCookie },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const { url } = (await uploaded.json()) as { url: string };
+    expect(url).toMatch(/^\/media\//);
+    const file = await app.request(url);
+    expect(file.status).toBe(200);
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(new Uint8Array([9, 8, 7]));
   });
 
   it.each([
