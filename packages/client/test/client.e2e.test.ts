@@ -1,0 +1,235 @@
+/**
+ * The client against the real reference server: a node:http port, a SQLite file (or PostgreSQL
+ * with QUIRE_TEST_DATABASE=postgres), a site path prefix, API tokens made through the client's own
+ * internal-admin calls, and media on the file store.
+ */
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import {
+  createTestSite,
+  type ServerProcess,
+  startServerProcess,
+} from "../../../examples/server/test/support/processes.js";
+import { createClient, isQuireError, type QuireClient, QuireError } from "../src/index.js";
+
+const adminToken = "internal-admin-token-for-client-tests";
+const MiB = 1024 * 1024;
+
+describe("@quire/client against the reference server", () => {
+  let site: Awaited<ReturnType<typeof createTestSite>>;
+  let server: ServerProcess;
+  let client: QuireClient;
+  let token: string;
+  const fetched: { method: string; url: string }[] = [];
+
+  beforeAll(async () => {
+    site = await createTestSite();
+    server = await startServerProcess({
+      ...site.env,
+      INTERNAL_ADMIN_TOKEN: adminToken,
+      SITE_PATH_PREFIX: "/blog",
+    });
+    const admin = createClient({ baseUrl: server.url, token: adminToken });
+    ({ token } = await admin.tokens.create({ name: "client tests" }));
+    client = createClient({
+      baseUrl: server.url,
+      token,
+      headers: { "x-test": "client" },
+      fetch: (input, init) => {
+        fetched.push({ method: init?.method ?? "GET", url: String(input) });
+        return fetch(input, init);
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    await site?.cleanup();
+  });
+
+  it("calls operations through the injected fetch under the site prefix, with path params filled from the input", async () => {
+    const created = await client.posts.create({ format: "note", bodyMarkdown: "Hello from the client" });
+    expectTypeOf(created.id).toEqualTypeOf<string>();
+    expect(created.id).toMatch(/^pst_/);
+    const read = await client.posts.get({ id: created.id, content: "markdown" });
+    expect(read).toMatchObject({ id: created.id, bodyMarkdown: "Hello from the client" });
+    const updated = await client.posts.update({ id: created.id, bodyMarkdown: "Edited" });
+    expect(updated.id).toBe(created.id);
+    expect(fetched.at(-1)).toEqual({ method: "PUT", url: `${server.url}/api/posts/${created.id}` });
+    expect(await client.posts.delete({ id: created.id })).toEqual({ success: true });
+  });
+
+  it("throws QuireError with status, code and details", async () => {
+    const missing = await client.posts
+      .get({ id: "pst_01h455vb4pex5vsknk084sn02q" })
+      .catch((err: unknown) => err);
+    expect(missing).toBeInstanceOf(QuireError);
+    expect(missing).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    // A value the types refuse, sent anyway: the server's 400 names the field.
+    const invalid = await client.posts
+      .create({ format: "poem" as "note", bodyMarkdown: "x" })
+      .catch((err: unknown) => err as QuireError);
+    expect(isQuireError(invalid, "VALIDATION_ERROR")).toBe(true);
+    expect(invalid).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+    expect(invalid instanceof QuireError && invalid.fieldErrors.format?.length).toBeGreaterThan(0);
+    const anonymous = createClient({ baseUrl: server.url });
+    await expect(anonymous.posts.list()).rejects.toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+    const wrongPrefix = createClient({ baseUrl: server.url.replace(/\/blog$/, ""), token });
+    await expect(wrongPrefix.posts.list()).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" });
+  });
+
+  it("sends query values as text the server converts back (numbers, enums, include flags)", async () => {
+    const draft = await client.posts.create({ format: "note", bodyMarkdown: "A draft", status: "draft" });
+    const drafts = await client.posts.list({ status: "draft", limit: 5 });
+    expect(drafts.posts.map((post) => post.id)).toContain(draft.id);
+    const published = await client.posts.list({ status: "published", limit: 100 });
+    expect(published.posts.map((post) => post.id)).not.toContain(draft.id);
+    await client.posts.delete({ id: draft.id });
+  });
+
+  it("iterates every cursor list page by page to the end", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await client.posts.create({ format: "note", bodyMarkdown: `Thread ${i}` })).id);
+    }
+    const seen: string[] = [];
+    const before = fetched.length;
+    for await (const thread of client.threads.iterate({ limit: 2 })) {
+      expectTypeOf(thread.id).toEqualTypeOf<string>();
+      seen.push(thread.id);
+    }
+    expect(new Set(seen)).toEqual(new Set(ids));
+    expect(seen).toHaveLength(5);
+    // Three pages of at most 2, the last with nextCursor null.
+    expect(fetched.slice(before).filter((call) => call.url.includes("/api/threads"))).toHaveLength(3);
+    const posts: string[] = [];
+    for await (const post of client.posts.iterate({ limit: 3 })) posts.push(post.id);
+    expect(posts).toEqual(expect.arrayContaining(ids));
+    const publicSlugs: string[] = [];
+    for await (const thread of client.publicThreads.iterate({ limit: 2 })) publicSlugs.push(thread.id);
+    expect(new Set(publicSlugs)).toEqual(new Set(ids));
+    const pages = [];
+    for await (const page of client.pages("threads.list", { limit: 4 })) pages.push(page.threads.length);
+    expect(pages).toEqual([4, 1]);
+    // Stopping early stops asking.
+    const beforeBreak = fetched.length;
+    for await (const _ of client.threads.iterate({ limit: 1 })) break;
+    expect(fetched.length - beforeBreak).toBe(1);
+    for (const id of ids) await client.posts.delete({ id });
+  });
+
+  it("uploads one-shot a Blob and a stream of unknown size, with details", async () => {
+    const text = "plain text, one shot";
+    const record = await client.media.upload(new Blob([text], { type: "text/plain" }), {
+      filename: "note.txt",
+      alt: "A note",
+    });
+    expect(record).toMatchObject({ originalName: "note.txt", mimeType: "text/plain", alt: "A note" });
+    expect(await download(record)).toBe(sha(new TextEncoder().encode(text)));
+    expect(fetched.at(-1)).toMatchObject({ method: "POST", url: `${server.url}/api/upload` });
+
+    const bytes = pseudoRandom(300_000);
+    const streamed = await client.media.upload(chunked(bytes, 64 * 1024), {
+      filename: "data.bin",
+      contentType: "application/octet-stream",
+    });
+    expect(streamed.size).toBe(bytes.byteLength);
+    expect(await download(streamed)).toBe(sha(bytes));
+  });
+
+  it("uploads through a relay session when the size is known and above the one-shot limit", async () => {
+    const bytes = pseudoRandom(1_000_000);
+    const before = fetched.length;
+    const record = await client.media.upload(chunked(bytes, 100_000), {
+      filename: "relay.bin",
+      size: bytes.byteLength,
+      oneShotMaxBytes: 1000,
+      checksumSha256: createHash("sha256").update(bytes).digest("base64"),
+    });
+    expect(record.size).toBe(bytes.byteLength);
+    expect(await download(record)).toBe(sha(bytes));
+    expect(fetched.slice(before).map((call) => `${call.method} ${new URL(call.url).pathname}`)).toEqual([
+      "POST /blog/api/uploads/init",
+      expect.stringMatching(/^PUT \/blog\/api\/uploads\/upl_\w+\/body$/),
+      expect.stringMatching(/^POST \/blog\/api\/uploads\/upl_\w+\/complete$/),
+    ]);
+  });
+
+  it("aborts the session and throws when the file is not what was declared", async () => {
+    const before = fetched.length;
+    const failure = await client.media
+      .upload(chunked(pseudoRandom(5000), 1000), { filename: "short.bin", size: 6000, via: "session" })
+      .catch((err: unknown) => err);
+    expect(failure).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+    const calls = fetched.slice(before).map((call) => `${call.method} ${new URL(call.url).pathname}`);
+    expect(calls.at(-1)).toMatch(/^POST \/blog\/api\/uploads\/upl_\w+\/abort$/);
+    const id = /upl_\w+/.exec(calls.at(-1) as string)?.[0] as string;
+    // The session is gone: completing it now is refused.
+    await expect(client.uploads.complete({ id })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("sends a file above the multipart threshold in parts streamed from one source", async () => {
+    const size = 64 * MiB + 1;
+    const hash = createHash("sha256");
+    async function* source(): AsyncGenerator<Uint8Array> {
+      const block = pseudoRandom(MiB);
+      for (let sent = 0; sent < size; sent += block.byteLength) {
+        const chunk = block.subarray(0, Math.min(block.byteLength, size - sent));
+        hash.update(chunk);
+        yield chunk;
+      }
+    }
+    const before = fetched.length;
+    const record = await client.media.upload(source(), { filename: "large.bin", size });
+    const calls = fetched
+      .slice(before)
+      .map((call) => `${call.method} ${new URL(call.url).pathname}${new URL(call.url).search}`);
+    expect(calls[0]).toBe("POST /blog/api/uploads/init");
+    expect(calls.filter((call) => call.includes("/part?partNumber="))).toHaveLength(2);
+    expect(record.size).toBe(size);
+    expect(await download(record)).toBe(hash.digest("hex"));
+    await client.media.delete({ id: record.id });
+  }, 120_000);
+
+  it("fills path params, query and raw bodies for the session operations called one by one", async () => {
+    const bytes = pseudoRandom(2048);
+    const session = await client.uploads.init({
+      filename: "raw.bin",
+      contentType: "application/octet-stream",
+      size: 2048,
+    });
+    expect(session.transport.kind).toBe("relay");
+    await client.uploads.putBody({ id: session.id, body: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
+    const record = await client.uploads.complete({ id: session.id, alt: "raw" });
+    expect(record).toMatchObject({ size: 2048, alt: "raw" });
+    expect(await download(record)).toBe(sha(bytes));
+    const listed: string[] = [];
+    for await (const media of client.media.iterate({ limit: 1 })) listed.push(media.id);
+    expect(listed).toContain(record.id);
+  });
+
+  /** The SHA-256 of a media record's file as the server serves it. */
+  const download = async (record: { url?: string }) => {
+    if (record.url === undefined) throw new Error("The media record has no url");
+    return sha(new Uint8Array(await (await fetch(new URL(record.url, server.url))).arrayBuffer()));
+  };
+});
+
+function sha(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function pseudoRandom(size: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  let state = 12345;
+  for (let i = 0; i < size; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    bytes[i] = state >>> 24;
+  }
+  return bytes;
+}
+
+async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.subarray(offset, offset + size);
+}
