@@ -9,6 +9,7 @@ import { resolveAddress } from "./custom-urls/resolve-address.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
+import { feedOperations } from "./feeds/index.js";
 import { mediaOperations } from "./media/index.js";
 import { navOperations } from "./nav/index.js";
 import {
@@ -47,6 +48,7 @@ export const operations = [
   ...searchOperations,
   ...settingsOperations,
   ...translationOperations,
+  ...feedOperations,
 ] as const;
 
 /** One of the engine's operations. */

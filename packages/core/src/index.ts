@@ -31,6 +31,7 @@ export {
   toErrorBody,
   type ValidationDetails,
 } from "./errors.js";
+export { entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
 export type { MediaRecord } from "./media/index.js";
 export {

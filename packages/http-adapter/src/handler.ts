@@ -6,6 +6,7 @@ import {
   EngineError,
   internalCaller,
   isEngineError,
+  isRawAnswer,
   publicCaller,
   type SiteSettings,
 } from "@quire/core";
@@ -13,6 +14,7 @@ import type * as z from "zod";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
 import { formInput } from "./form-input.js";
+import { rawResponse } from "./raw-response.js";
 import { linksFor } from "./links.js";
 import type { HandlerOptions } from "./options.js";
 import { errorOf, errorResponse, json } from "./responses.js";
@@ -79,6 +81,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         settings,
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
+      if (isRawAnswer(result)) return rawResponse(request, result);
       if (match.route.status === 204) return new Response(null, { status: 204 });
       return json(result, match.route.status ?? 200);
     } finally {

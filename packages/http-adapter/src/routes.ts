@@ -80,6 +80,14 @@ export const routes: readonly Route[] = [
   { method: "PUT", path: "/api/settings/import", operation: "settings.import", input: "body" },
   { method: "DELETE", path: "/api/settings/:key", operation: "settings.delete", input: "none" },
   { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
+  // The reader's documents, outside /api (docs/feeds.md): no query is read, `:format` is rss, atom or json.
+  { method: "GET", path: "/rss", operation: "feeds.main", input: "none" },
+  { method: "GET", path: "/feeds/:format", operation: "feeds.main", input: "none" },
+  { method: "GET", path: "/feeds/latest/:format", operation: "feeds.latest", input: "none" },
+  { method: "GET", path: "/feeds/featured/:format", operation: "feeds.featured", input: "none" },
+  { method: "GET", path: "/feeds/collections/:slug/:format", operation: "feeds.collection", input: "none" },
+  { method: "GET", path: "/sitemap.xml", operation: "feeds.sitemap", input: "none" },
+  { method: "GET", path: "/robots.txt", operation: "feeds.robots", input: "none" },
 ];
 
 /**

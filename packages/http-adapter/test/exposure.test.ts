@@ -22,14 +22,16 @@ describe("exposure", () => {
     }
   });
 
-  it("serves public operations under /api/public and internal ones under /api/internal", () => {
+  it("serves public operations under /api/public (or outside /api) and internal ones under /api/internal", () => {
     const access = new Map(operations.map((op) => [op.id as string, op.access]));
     for (const route of routes) {
-      const expected = route.path.startsWith("/api/public/")
-        ? "public"
-        : route.path.startsWith("/api/internal/")
-          ? "internal"
-          : "owner";
+      // The reader's documents (feeds, sitemap.xml, robots.txt) live outside /api and are public too.
+      const expected =
+        route.path.startsWith("/api/public/") || !route.path.startsWith("/api/")
+          ? "public"
+          : route.path.startsWith("/api/internal/")
+            ? "internal"
+            : "owner";
       expect(access.get(route.operation), `${route.method} ${route.path}`).toBe(expected);
     }
   });

@@ -1,0 +1,128 @@
+import { Feed, type Item } from "feed";
+import { TypeID } from "typeid-js";
+import type { SiteSettings } from "../deps.js";
+import type { FeedRow } from "./feed-entries.js";
+import type { FeedFormat } from "./feed-schemas.js";
+
+/** What a feed says about itself. */
+export interface FeedHead {
+  /** The feed's stable ID (`urn:…`), see {@link feedId}. */
+  id: string;
+  title: string;
+  description: string;
+  /** The page the feed mirrors (absolute URL). */
+  homeUrl: string;
+  /** The feed's own address in each format (absolute URLs). */
+  selfUrls: Record<FeedFormat, string>;
+}
+
+/** Media types the feeds are sent with. */
+export const feedContentTypes: Record<FeedFormat, string> = {
+  rss: "application/rss+xml; charset=utf-8",
+  atom: "application/atom+xml; charset=utf-8",
+  json: "application/feed+json; charset=utf-8",
+};
+
+/**
+ * An entry's ID: the post's ID as a URN, so it stays the same when the slug, the title, the site's
+ * address or its prefix change. A TypeID's suffix is a UUID, so the URN is `urn:uuid:<uuid>`; an ID
+ * that is not a TypeID (never written by the engine) falls back to `urn:quire:post:<id>`.
+ */
+export function entryId(postId: string): string {
+  try {
+    return `urn:uuid:${TypeID.fromString(postId).toUUID()}`;
+  } catch {
+    return `urn:quire:post:${encodeURIComponent(postId)}`;
+  }
+}
+
+/** A feed's own ID, e.g. `urn:quire:feed:latest`, also independent of the site's address. */
+export function feedId(name: string): string {
+  return `urn:quire:feed:${encodeURIComponent(name)}`;
+}
+
+/**
+ * The feed as text, built with the `feed` library (which escapes every value: CDATA for HTML,
+ * entities for the rest). Atom entries' titles are sent as HTML, so they are escaped once more
+ * here; RSS and JSON carry them as text. JSON is JSON Feed 1.1.
+ */
+export function feedDocument(
+  format: FeedFormat,
+  head: FeedHead,
+  rows: readonly FeedRow[],
+  settings: Pick<SiteSettings, "siteName" | "siteLanguage">,
+  permalink: (row: FeedRow) => string,
+): string {
+  const newest = rows.reduce((max, row) => Math.max(max, row.updated_at), 0);
+  const feed = new Feed({
+    id: head.id,
+    title: head.title,
+    // RSS 2.0 requires a channel description: the site's name stands in for an empty one.
+    description: head.description || head.title,
+    link: head.homeUrl,
+    language: settings.siteLanguage,
+    updated: new Date(newest * 1000),
+    generator: "Quire",
+    feedLinks: { atom: head.selfUrls.atom, rss: head.selfUrls.rss, json: head.selfUrls.json },
+    author: { name: settings.siteName },
+    copyright: "",
+  });
+  for (const row of rows) {
+    const title = row.title?.trim() || row.display_title;
+    const item: Item = {
+      title: format === "atom" ? escapeHtml(title) : title,
+      id: entryId(row.id),
+      guid: entryId(row.id),
+      link: permalink(row),
+      // RSS's pubDate and JSON's date_published are the publication; Atom's updated the last edit.
+      date: new Date((format === "atom" ? row.updated_at : (row.published_at ?? row.updated_at)) * 1000),
+      published: new Date((row.published_at ?? row.updated_at) * 1000),
+      content: row.body_html ?? "",
+      author: [{ name: settings.siteName }],
+    };
+    if (row.summary) item.description = row.summary;
+    feed.addItem(item);
+  }
+  if (format === "rss") return feed.rss2();
+  if (format === "atom") return feed.atom1();
+  return jsonFeed(feed.json1(), rows, settings);
+}
+
+/**
+ * The library writes JSON Feed 1.0; 1.1 (which 1.0 readers read) adds `language` and `authors` and
+ * deprecates `author`, and every item gets its publication and edit times.
+ */
+function jsonFeed(
+  text: string,
+  rows: readonly FeedRow[],
+  settings: Pick<SiteSettings, "siteName" | "siteLanguage">,
+): string {
+  const document = JSON.parse(text) as Record<string, unknown> & { items?: Record<string, unknown>[] };
+  document.version = "https://jsonfeed.org/version/1.1";
+  document.language = settings.siteLanguage;
+  delete document.author;
+  document.authors = [{ name: settings.siteName }];
+  const items = document.items ?? [];
+  items.forEach((item, index) => {
+    const row = rows[index];
+    delete item.author;
+    item.authors = [{ name: settings.siteName }];
+    if (row) {
+      if (row.published_at !== null) item.date_published = new Date(row.published_at * 1000).toISOString();
+      item.date_modified = new Date(row.updated_at * 1000).toISOString();
+      if (row.language) item.language = row.language;
+    }
+  });
+  document.items = items;
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** Text as HTML text. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
