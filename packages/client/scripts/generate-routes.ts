@@ -6,9 +6,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { operations } from "../../core/src/engine.js";
 import { routes } from "../../http-adapter/src/routes.js";
-import { renderRouteTable } from "../test/render-routes.js";
+import { cursorListIds, renderRouteTable } from "../test/render-routes.js";
 
 const target = fileURLToPath(new URL("../src/routes.ts", import.meta.url));
-writeFileSync(target, renderRouteTable(routes));
+writeFileSync(target, renderRouteTable(routes, cursorListIds(operations)));
 console.log(`wrote ${routes.length} routes to ${target}`);

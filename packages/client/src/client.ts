@@ -313,11 +313,11 @@ export function createClient(options: ClientOptions): QuireClient {
   }
 
   const groups: Record<string, Record<string, unknown>> = {};
-  for (const id of Object.keys(routeTable)) {
+  for (const [id, entries] of Object.entries(routeTable as Record<string, readonly ClientRoute[]>)) {
     const [group, name] = id.split(".") as [string, string];
     groups[group] ??= {};
     groups[group][name] = (input?: unknown, callOptions?: CallOptions) => call(id, input, callOptions);
-    if (name.startsWith("list")) {
+    if (name.startsWith("list") && entries.some((entry) => entry.cursor)) {
       groups[group][`iterate${name.slice("list".length)}`] = (input?: unknown, callOptions?: CallOptions) =>
         items(id, input, callOptions);
     }

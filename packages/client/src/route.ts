@@ -8,4 +8,6 @@ export interface ClientRoute {
   path: string;
   input: InputSource;
   status?: number;
+  /** A cursor list: its input takes `cursor`, its answer carries `nextCursor` (the client adds an iterator). */
+  cursor?: true;
 }

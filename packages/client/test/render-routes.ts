@@ -1,12 +1,27 @@
+import type { AnyOperation } from "@quire/core";
 import type { Route } from "../../http-adapter/src/router.js";
 
-/** The text of src/routes.ts for a route table (scripts/generate-routes.ts writes it; a test compares). */
-export function renderRouteTable(routes: readonly Route[]): string {
+/** The ids of cursor lists: operations whose input takes a `cursor`. */
+export function cursorListIds(operations: readonly AnyOperation[]): Set<string> {
+  const ids = new Set<string>();
+  for (const operation of operations) {
+    const shape = (operation.input as { shape?: Record<string, unknown> }).shape;
+    if (shape && "cursor" in shape) ids.add(operation.id);
+  }
+  return ids;
+}
+
+/**
+ * The text of src/routes.ts for a route table (scripts/generate-routes.ts writes it; a test
+ * compares): the routes of each operation, marked `cursor: true` for a cursor list.
+ */
+export function renderRouteTable(routes: readonly Route[], cursorLists: Set<string>): string {
   // An operation may have several routes (e.g. `/rss` and `/feeds/:format`): all of them, in order.
   const byOperation = new Map<string, string[]>();
   for (const route of routes) {
     const status = route.status === undefined ? "" : `, status: ${route.status}`;
-    const entry = `{ method: "${route.method}", path: "${route.path}", input: "${route.input}"${status} }`;
+    const cursor = cursorLists.has(route.operation) ? ", cursor: true" : "";
+    const entry = `{ method: "${route.method}", path: "${route.path}", input: "${route.input}"${status}${cursor} }`;
     byOperation.set(route.operation, [...(byOperation.get(route.operation) ?? []), entry]);
   }
   const lines = [...byOperation].map(([operation, entries]) => `  "${operation}": [${entries.join(", ")}],`);
