@@ -1,3 +1,4 @@
+import { entryId } from "@quire/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assertErrorShape, createTestSite } from "./helpers.js";
@@ -41,6 +42,7 @@ describe("leak properties of the public surfaces", () => {
           for (const query of queries) await reader.checkList(query);
           for (const post of model.posts) await reader.checkPost(post);
           await reader.checkFiles();
+          await reader.checkDocuments();
         },
       ),
       { numRuns: runs, seed: Number(process.env.QUIRE_LEAK_SEED ?? 16_005) },
@@ -276,6 +278,47 @@ function readerOf(site: MediaSite, model: SiteModel) {
         if (cursor === null) break;
       }
       expect(seen, `posts of ${thread.id}`).toEqual(expected);
+    },
+
+    /**
+     * The feeds list exactly the Threads the model says (latest: public; featured: featured and not
+     * private), newest publication first, RSS_FEED_LIMIT at most; the sitemap names every visible
+     * post and no other (docs/feeds.md).
+     */
+    async checkDocuments(): Promise<void> {
+      const limit = (await site.engine.siteSettings()).rssFeedLimit;
+      const listed = (shown: (thread: (typeof model.threads)[number]) => boolean) =>
+        model.threads
+          .map((thread) => ({ thread, root: rootOf(model, thread) }))
+          .filter(({ thread, root }) => isVisible(model, root) && shown(thread))
+          .sort(
+            (a, b) =>
+              (b.root.publishedAt as number) - (a.root.publishedAt as number) ||
+              (a.root.id < b.root.id ? 1 : -1),
+          )
+          .slice(0, limit)
+          .map(({ root }) => entryId(root.id));
+      const feeds = {
+        "/feeds/latest/json": listed((thread) => thread.visibility === "public"),
+        "/feeds/featured/json": listed((thread) => thread.featured),
+      };
+      for (const [path, expected] of Object.entries(feeds)) {
+        const response = await site.handler(new Request(`http://localhost${path}`));
+        expect(response.status, path).toBe(200);
+        const items = (await response.json()).items as { id: string }[];
+        expect(
+          items.map((item) => item.id),
+          path,
+        ).toEqual(expected);
+      }
+      const sitemap = await (await site.handler(new Request("http://localhost/sitemap.xml"))).text();
+      const locs = new Set([...sitemap.matchAll(/<loc>([^<]*)<\/loc>/g)].map((match) => match[1]));
+      for (const post of model.posts) {
+        if (post.deleted) continue;
+        expect(locs.has(`http://localhost/${post.slug}`), `sitemap.xml and post ${post.id}`).toBe(
+          isVisible(model, post),
+        );
+      }
     },
 
     /** Every file address a public answer gave is served. */
