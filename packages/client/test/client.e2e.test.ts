@@ -10,6 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../../../examples/server/test/support/processes.js";
+import { type S3Server, startS3Server } from "../../http-adapter/test/uploads-fixtures.js";
 import { createClient, isQuireError, type QuireClient, QuireError } from "../src/index.js";
 
 const adminToken = "internal-admin-token-for-client-tests";
@@ -86,6 +87,21 @@ describe("@quire/client against the reference server", () => {
     const published = await client.posts.list({ status: "published", limit: 100 });
     expect(published.posts.map((post) => post.id)).not.toContain(draft.id);
     await client.posts.delete({ id: draft.id });
+  });
+
+  it("sends queryAndBody input as JSON, calls operations that take no input, and honours a signal", async () => {
+    const settings = await client.settings.get();
+    expect(settings).toBeTypeOf("object");
+    const preview = await client.smartCollections.preview({ lang: "en", selection: {} });
+    expect(preview).toEqual({ count: expect.any(Number), baseline: expect.any(Number) });
+    const post = await client.posts.create({ format: "note", bodyMarkdown: "Counted" });
+    expect((await client.smartCollections.preview({ selection: {} })).count).toBe(preview.count + 1);
+    await client.posts.delete({ id: post.id });
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(client.posts.list({}, { signal: aborted.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 
   it("iterates every cursor list page by page to the end", async () => {
@@ -233,3 +249,67 @@ function pseudoRandom(size: number): Uint8Array<ArrayBuffer> {
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.subarray(offset, offset + size);
 }
+
+describe("@quire/client against the reference server on S3 storage (s3rver)", () => {
+  let s3: S3Server;
+  let site: Awaited<ReturnType<typeof createTestSite>>;
+  let server: ServerProcess;
+  let client: QuireClient;
+  const fetched: { method: string; url: string; authorization: string | null }[] = [];
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    site = await createTestSite();
+    server = await startServerProcess({
+      ...site.env,
+      INTERNAL_ADMIN_TOKEN: adminToken,
+      STORAGE_DRIVER: "s3",
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: "true",
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER",
+      S3_PUBLIC_URL: `${s3.endpoint}/${s3.bucket}`,
+    });
+    const admin = createClient({ baseUrl: server.url, token: adminToken });
+    const { token } = await admin.tokens.create({ name: "client tests on S3" });
+    client = createClient({
+      baseUrl: server.url,
+      token,
+      fetch: (input, init) => {
+        fetched.push({
+          method: init?.method ?? "GET",
+          url: String(input),
+          authorization: new Headers(init?.headers).get("authorization"),
+        });
+        return fetch(input, init);
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    await site?.cleanup();
+    await s3?.close();
+  });
+
+  it("sends a session's file straight to storage with the presigned PUT, without the API token", async () => {
+    const bytes = pseudoRandom(200_000);
+    const record = await client.media.upload(chunked(bytes, 50_000), {
+      filename: "direct.bin",
+      size: bytes.byteLength,
+      via: "session",
+    });
+    const [init, put, complete] = fetched;
+    expect(fetched).toHaveLength(3);
+    expect(new URL(init?.url as string).pathname).toBe("/api/uploads/init");
+    expect(put).toMatchObject({ method: "PUT", authorization: null });
+    expect((put?.url as string).startsWith(`${s3.endpoint}/${s3.bucket}/`)).toBe(true);
+    expect(new URL(complete?.url as string).pathname).toMatch(/^\/api\/uploads\/upl_\w+\/complete$/);
+    expect(record.size).toBe(bytes.byteLength);
+    if (record.url === undefined) throw new Error("The media record has no url");
+    const served = new Uint8Array(await (await fetch(record.url)).arrayBuffer());
+    expect(sha(served)).toBe(sha(bytes));
+  });
+});
