@@ -11,6 +11,10 @@ export const errorCodes = [
   "EXTERNAL_SERVICE_ERROR",
   "INTERNAL_ERROR",
   "SITE_UNAVAILABLE",
+  // Adapter-level refusals (spec § Conventions rule 5 lets codes be added): a method the path does
+  // not have (405, with `Allow`), and a body in a media type the route does not read (415).
+  "METHOD_NOT_ALLOWED",
+  "UNSUPPORTED_MEDIA_TYPE",
 ] as const;
 
 /** One of the spec's error codes. */

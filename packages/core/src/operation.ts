@@ -1,4 +1,4 @@
-import * as z from "zod";
+import type * as z from "zod";
 import type { Caller } from "./caller.js";
 import type { EngineContext } from "./deps.js";
 import { forbidden, invalidField, unauthorized, type ValidationDetails, validationError } from "./errors.js";
@@ -107,12 +107,79 @@ export async function execute<Input extends z.ZodType, Output>(
 export function parseInput<Schema extends z.ZodType>(schema: Schema, rawInput: unknown): z.output<Schema> {
   const unstorable = findUnstorableText(rawInput);
   if (unstorable !== null) throw invalidField(unstorable.path || "input", unstorable.message);
-  const parsed = schema.safeParse(rawInput ?? {});
+  const parsed = schema.safeParse(rawInput ?? {}, { error: readableMessage });
   if (!parsed.success) {
-    const details = z.flattenError(parsed.error) as ValidationDetails;
+    const details = validationDetails(parsed.error.issues);
     throw validationError(summarize(details), details);
   }
   return parsed.data;
+}
+
+/**
+ * zod's issues in the spec's `{ formErrors, fieldErrors }` shape, each field named by its full path
+ * (`attachments[0].content`, `selection.collection`), so a nested mistake points at its place.
+ */
+export function validationDetails(issues: readonly z.core.$ZodIssue[]): ValidationDetails {
+  const details: ValidationDetails = { formErrors: [], fieldErrors: {} };
+  for (const issue of issues) {
+    if (issue.path.length === 0) {
+      details.formErrors.push(issue.message);
+      continue;
+    }
+    const field = fieldPath(issue.path);
+    const messages = details.fieldErrors[field] ?? [];
+    messages.push(issue.message);
+    details.fieldErrors[field] = messages;
+  }
+  return details;
+}
+
+/** A path as a person writes it: `attachments[0].content`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/**
+ * Messages for the issues a person most often meets, where the schema gives none of its own: a
+ * missing field is "Required"; a value of the wrong type says what was expected and what came
+ * (`Expected a number, received the text "abc"`), which is how a query value that did not convert
+ * reads. Other issues keep zod's message.
+ */
+function readableMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== "invalid_type") return undefined;
+  if (issue.input === undefined) return "Required";
+  return `Expected ${withArticle(issue.expected)}, received ${describeValue(issue.input)}`;
+}
+
+function withArticle(expected: string): string {
+  const names: Record<string, string> = {
+    int: "an integer",
+    integer: "an integer",
+    object: "an object",
+    array: "an array",
+    string: "a string",
+    number: "a number",
+    boolean: "a boolean (true or false)",
+    date: "a date",
+  };
+  return names[expected] ?? expected;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `the text ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`;
+  if (typeof value === "object") return isByteSource(value) ? "file bytes" : "an object";
+  return typeof value;
 }
 
 function checkAccess(access: Access, caller: Caller): void {

@@ -14,14 +14,16 @@ import type * as z from "zod";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
 import { formInput } from "./form-input.js";
-import { rawResponse } from "./raw-response.js";
 import { linksFor } from "./links.js";
+import { openApiDocument } from "./openapi.js";
 import type { HandlerOptions } from "./options.js";
+import { rawResponse } from "./raw-response.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
 import { streamInput } from "./stream-input.js";
 import { inputFromText } from "./text-input.js";
+import { unknownFields } from "./unknown-fields.js";
 
 /** A Fetch-API request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -39,6 +41,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   const router = createRouter(routes);
   const cors = corsPolicy(options.corsOrigins);
   const logger = options.logger ?? engine.context.logger;
+  let openApi: ReturnType<typeof openApiDocument> | undefined;
 
   async function respond(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -69,8 +72,17 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         body: options.requestBody?.(request),
       });
     }
+    if (path === "/api/openapi.json") {
+      if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(["GET", "HEAD"]);
+      openApi ??= openApiDocument(engine.operations.values());
+      return json({ ...openApi, servers: [{ url: prefix === "" ? "/" : prefix }] });
+    }
     const match = router.match(request.method, path);
-    if (!match) return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);
+    if (!match) {
+      const allowed = router.allowedMethods(path);
+      if (allowed.length > 0) return methodNotAllowed(allowed);
+      return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);
+    }
     const operation = engine.operations.get(match.route.operation);
     if (!operation) throw new Error(`Route ${match.route.path} names no operation`);
     const caller = await callerFor(operation.access, request, settings);
@@ -82,11 +94,30 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
       if (isRawAnswer(result)) return rawResponse(request, result);
-      if (match.route.status === 204) return new Response(null, { status: 204 });
-      return json(result, match.route.status ?? 200);
+      const response =
+        match.route.status === 204
+          ? new Response(null, { status: 204 })
+          : json(result, match.route.status ?? 200);
+      if (wantsUnknownFieldWarning(request)) {
+        const ignored = unknownFields(operation.input, input.values);
+        if (ignored.length > 0) {
+          response.headers.set(unknownFieldsHeader, ignored.join(", "));
+          response.headers.set("access-control-expose-headers", unknownFieldsHeader);
+        }
+        if (!options.warnUnknownFields) response.headers.set("preference-applied", "warn-unknown-fields");
+      }
+      return response;
     } finally {
       await input.close?.();
     }
+  }
+
+  /** Asked for by the handler's option, or by this request (`Prefer: warn-unknown-fields`). */
+  function wantsUnknownFieldWarning(request: Request): boolean {
+    if (options.warnUnknownFields) return true;
+    const prefer = request.headers.get("prefer");
+    const tokens = prefer?.split(/[,;]/) ?? [];
+    return tokens.some((token) => token.trim().toLowerCase() === "warn-unknown-fields");
   }
 
   async function callerFor(access: Access, request: Request, settings: SiteSettings): Promise<Caller> {
@@ -114,6 +145,10 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         logger.error("unexpected error", { method: request.method, url: request.url, error: describe(err) });
       }
       response = errorResponse(err);
+    }
+    // RFC 9110 § 11.6.1: a 401 names the scheme that would succeed.
+    if (response.status === 401 && !response.headers.has("www-authenticate")) {
+      response.headers.set("www-authenticate", 'Bearer realm="quire"');
     }
     for (const [name, value] of Object.entries(corsHeaders(cors, request.headers.get("origin")))) {
       response.headers.set(name, value);
@@ -146,8 +181,10 @@ async function readInput(
     case "query":
       return { values: { ...query(), ...match.params } };
     case "body":
+      checkJsonContentType(request);
       return { values: { ...(await readJsonObject(request, rawBody)), ...match.params } };
     case "queryAndBody":
+      checkJsonContentType(request);
       return { values: { ...query(), ...(await readJsonObject(request, rawBody)), ...match.params } };
     case "stream":
       return { values: { ...query(), ...streamInput(request, rawBody), ...match.params } };
@@ -163,6 +200,34 @@ async function readInput(
     case "none":
       return { values: { ...match.params } };
   }
+}
+
+/** The response header naming ignored request fields (see `warnUnknownFields`). */
+const unknownFieldsHeader = "quire-unknown-fields";
+
+/** A 405 naming the methods the path has. */
+function methodNotAllowed(allowed: string[]): Response {
+  const response = errorOf("METHOD_NOT_ALLOWED", `This path answers ${allowed.join(", ")} only`);
+  response.headers.set("allow", [...allowed, "OPTIONS"].join(", "));
+  return response;
+}
+
+/**
+ * A JSON route reads its body as JSON when the request declares no type, a JSON type
+ * (`application/json`, `application/*+json`) or `text/plain` (what `fetch` declares for a string
+ * body). Any other declared type (a form, `multipart/form-data`, `application/octet-stream`) is a
+ * body the route would misread: 415, before the body is read. @see docs/errors.md
+ */
+function checkJsonContentType(request: Request): void {
+  const header = request.headers.get("content-type");
+  if (header === null || header.trim() === "") return;
+  const type = (header.split(";")[0] ?? "").trim().toLowerCase();
+  if (type === "application/json" || /^application\/[\w.+-]+\+json$/.test(type) || type === "text/plain")
+    return;
+  throw new EngineError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `This route reads a JSON body; send it with Content-Type: application/json (got ${type})`,
+  );
 }
 
 /** Largest JSON body read, in bytes; post bodies are at most 1M characters (docs/posts.md). */

@@ -1,6 +1,7 @@
 export { createFileHandler, type FileHandlerOptions } from "./files.js";
 export { createHandler, type FetchHandler } from "./handler.js";
 export { apiLinks } from "./links.js";
+export { type OpenApiDocument, openApiDocument } from "./openapi.js";
 export type { HandlerOptions } from "./options.js";
 export type { Route } from "./router.js";
 export { inProcessOnly, routes } from "./routes.js";

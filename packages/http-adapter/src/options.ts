@@ -36,6 +36,14 @@ export interface HandlerOptions {
     request: Request,
     context: { caller: Caller; links: Links; body: AsyncIterable<Uint8Array> | undefined },
   ) => Promise<Response>;
+  /**
+   * Names the request fields an operation ignored (unknown body or query fields, spec § Conventions
+   * rule 1) in a `Quire-Unknown-Fields` response header, so a typo such as `bodyMarkdwn` does not
+   * pass silently. Off by default; a single request can ask for it with
+   * `Prefer: warn-unknown-fields`. The request is still answered as if the fields were absent.
+   * @see docs/errors.md
+   */
+  warnUnknownFields?: boolean;
   /** Where unexpected errors are reported; defaults to the engine's logger. */
   logger?: Logger;
 }

@@ -54,6 +54,13 @@ export function createRouter(routes: readonly Route[]) {
       }
       return null;
     },
+    /** The methods some route has for this path (empty for an unknown path), for a 405's `Allow`. */
+    allowedMethods(path: string): string[] {
+      const parts = path.split("/").filter(Boolean);
+      const methods = new Set<string>();
+      for (const route of compiled) if (matchSegments(route.segments, parts)) methods.add(route.method);
+      return [...methods];
+    },
   };
 }
 

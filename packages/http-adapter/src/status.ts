@@ -13,4 +13,6 @@ export const statusOf = {
   EXTERNAL_SERVICE_ERROR: 500,
   INTERNAL_ERROR: 500,
   SITE_UNAVAILABLE: 503,
+  METHOD_NOT_ALLOWED: 405,
+  UNSUPPORTED_MEDIA_TYPE: 415,
 } satisfies Record<ErrorCode, number>;

@@ -14,7 +14,7 @@ export interface FuzzRequest {
   label: string;
   /** The route it was made for, when it is sent with that route's method. */
   route: Route | null;
-  /** True for an unknown path or a method the path does not take: the answer must be 404 NOT_FOUND. */
+  /** True for an unknown path (404 NOT_FOUND) or a method the path does not take (405 METHOD_NOT_ALLOWED). */
   unrouted: boolean;
   method: string;
   /** Path and query, percent-encoded as sent. */

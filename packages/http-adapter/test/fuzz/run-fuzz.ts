@@ -210,7 +210,8 @@ function checkAnswer(request: FuzzRequest, outcome: Outcome): Problem[] {
     const message = (outcome.json as { error: string }).error;
     if (leaks.some((pattern) => pattern.test(message))) return problem("leak in message", message);
   }
-  if (request.unrouted && request.method !== "OPTIONS" && outcome.status !== 404) {
+  // An unknown path is 404; a method the path does not have is 405 (docs/errors.md).
+  if (request.unrouted && request.method !== "OPTIONS" && outcome.status !== 404 && outcome.status !== 405) {
     return problem(
       "status",
       `no route takes ${request.method} ${request.url}, yet it answered ${outcome.status}`,

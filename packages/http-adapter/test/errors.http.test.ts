@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { createTestSite, expectError } from "./helpers.js";
+
+/** Errors a person can act on (docs/errors.md). */
+describe("validation messages", () => {
+  it("names a nested field by its full path", async () => {
+    const s = await createTestSite();
+    const res = await s.call("POST", "/api/posts", {
+      format: "note",
+      bodyMarkdown: "x",
+      attachments: [{ type: "text", content: "ok" }, { type: "text" }],
+    });
+    expectError(res, 400, "VALIDATION_ERROR");
+    expect(res.body.details.fieldErrors).toEqual({ "attachments[1].content": ["Required"] });
+    expect(res.body.error).toContain("attachments[1].content: Required");
+    expect((await s.call("GET", "/api/posts")).body.posts).toEqual([]);
+  });
+
+  it('says "Required" for a missing required field', async () => {
+    const s = await createTestSite();
+    const res = await s.call("POST", "/api/collections", { title: "No slug" });
+    expectError(res, 400, "VALIDATION_ERROR");
+    expect(res.body.details.fieldErrors).toEqual({ slug: ["Required"] });
+  });
+
+  it("says what a query value should have been", async () => {
+    const s = await createTestSite();
+    const limit = await s.call("GET", "/api/posts?limit=abc");
+    expectError(limit, 400, "VALIDATION_ERROR");
+    expect(limit.body.details.fieldErrors.limit).toEqual(['Expected a number, received the text "abc"']);
+    const fold = await s.call("GET", "/api/threads?fold=maybe");
+    expectError(fold, 400, "VALIDATION_ERROR");
+    expect(fold.body.details.fieldErrors.fold).toEqual([
+      'Expected a boolean (true or false), received the text "maybe"',
+    ]);
+  });
+
+  it("says what a JSON value should have been", async () => {
+    const s = await createTestSite();
+    const res = await s.call("POST", "/api/posts", { format: "note", title: 42 });
+    expectError(res, 400, "VALIDATION_ERROR");
+    expect(res.body.details.fieldErrors.title?.[0]).toMatch(/received number 42/);
+  });
+});
+
+describe("method, auth, media type and unknown paths", () => {
+  it("answers a method the path does not have with 405 and Allow", async () => {
+    const s = await createTestSite();
+    const res = await s.call("PATCH", "/api/posts");
+    expectError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.get("allow")).toBe("GET, POST, OPTIONS");
+    const item = await s.call("POST", "/api/posts/pst_01j0000000e008000000000001");
+    expectError(item, 405, "METHOD_NOT_ALLOWED");
+    expect(item.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "OPTIONS", "PUT"]);
+    const spec = await s.call("DELETE", "/api/openapi.json");
+    expectError(spec, 405, "METHOD_NOT_ALLOWED");
+    expect(spec.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("sends WWW-Authenticate: Bearer with every 401", async () => {
+    const s = await createTestSite({ internalAdminToken: "admin" });
+    for (const path of ["/api/posts", "/api/internal/tokens"]) {
+      const res = await s.call("GET", path, undefined, { authorization: "" });
+      expectError(res, 401, "UNAUTHORIZED", path);
+      expect(res.headers.get("www-authenticate"), path).toBe('Bearer realm="quire"');
+    }
+    const wrong = await s.call("GET", "/api/posts", undefined, { authorization: "Bearer nope" });
+    expectError(wrong, 401, "UNAUTHORIZED");
+    expect(wrong.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    expect((await s.call("GET", "/api/posts")).headers.get("www-authenticate")).toBeNull();
+  });
+
+  it("answers unknown paths, in and outside /api and outside the prefix, in the JSON error shape", async () => {
+    const s = await createTestSite();
+    for (const path of ["/", "/nothing", "/api/nothing", "/static/app.js"]) {
+      const res = await s.call("GET", path);
+      expectError(res, 404, "NOT_FOUND", path);
+      expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
+    }
+    const prefixed = await createTestSite({ engineConfig: { settings: { sitePathPrefix: "/blog" } } });
+    const outside = await prefixed.call("GET", "/elsewhere");
+    expectError(outside, 404, "NOT_FOUND");
+  });
+
+  it("refuses a JSON route's body sent as a form or bytes with 415, storing nothing", async () => {
+    const s = await createTestSite();
+    const body = JSON.stringify({ format: "note", bodyMarkdown: "x" });
+    for (const type of [
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/octet-stream",
+    ]) {
+      const res = await s.send("POST", "/api/posts", body, { "content-type": type });
+      expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE", type);
+      expect(res.body.error, type).toContain("application/json");
+    }
+    expect((await s.call("GET", "/api/posts")).body.posts).toEqual([]);
+    // JSON types, text/plain (fetch's default for a string) and no type are read as JSON.
+    for (const type of [
+      "application/json; charset=utf-8",
+      "application/merge-patch+json",
+      "text/plain;charset=UTF-8",
+    ]) {
+      expect((await s.send("POST", "/api/posts", body, { "content-type": type })).status, type).toBe(201);
+    }
+    expect((await s.send("POST", "/api/posts", new TextEncoder().encode(body))).status).toBe(201);
+  });
+});
+
+describe("unknown fields", () => {
+  it("names ignored fields in Quire-Unknown-Fields when the request asks for it", async () => {
+    const s = await createTestSite();
+    const res = await s.call(
+      "POST",
+      "/api/posts",
+      {
+        format: "note",
+        title: "Typo",
+        bodyMarkdwn: "lost",
+        attachments: [{ type: "text", content: "a", colour: "red" }],
+      },
+      { prefer: "warn-unknown-fields" },
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers.get("quire-unknown-fields")).toBe("bodyMarkdwn, attachments[0].colour");
+    expect(res.headers.get("preference-applied")).toBe("warn-unknown-fields");
+    // Still ignored, as the spec requires: the post has no body.
+    expect(res.body.bodyText).toBeNull();
+    const query = await s.call("GET", "/api/posts?limt=5&format=note", undefined, {
+      prefer: "warn-unknown-fields",
+    });
+    expect(query.status).toBe(200);
+    expect(query.headers.get("quire-unknown-fields")).toBe("limt");
+  });
+
+  it("sends no header unless asked, and on every request with the handler option", async () => {
+    const quiet = await createTestSite();
+    const plain = await quiet.call("POST", "/api/posts", { format: "note", bodyMarkdwn: "x" });
+    expect(plain.status).toBe(201);
+    expect(plain.headers.get("quire-unknown-fields")).toBeNull();
+    const warned = await createTestSite({ warnUnknownFields: true });
+    const res = await warned.call("POST", "/api/posts", { format: "note", bodyMarkdwn: "x" });
+    expect(res.headers.get("quire-unknown-fields")).toBe("bodyMarkdwn");
+    expect(res.headers.get("access-control-expose-headers")).toBe("quire-unknown-fields");
+    const clean = await warned.call("POST", "/api/posts", { format: "note", bodyMarkdown: "x" });
+    expect(clean.headers.get("quire-unknown-fields")).toBeNull();
+  });
+});
