@@ -76,6 +76,7 @@ export const routeTable = {
   "settings.get": [{ method: "GET", path: "/api/settings", input: "none" }],
   "settings.update": [{ method: "PUT", path: "/api/settings", input: "body" }],
   "settings.import": [{ method: "PUT", path: "/api/settings/import", input: "body" }],
+  "export.hugo": [{ method: "POST", path: "/api/export/hugo", input: "queryAndBody" }],
   "settings.delete": [{ method: "DELETE", path: "/api/settings/:key", input: "none" }],
   "posts.search": [{ method: "GET", path: "/api/search", input: "query" }],
   "feeds.main": [{ method: "GET", path: "/rss", input: "none" }, { method: "GET", path: "/feeds/:format", input: "none" }],

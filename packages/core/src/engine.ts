@@ -9,6 +9,7 @@ import { resolveAddress } from "./custom-urls/resolve-address.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
+import { exportOperations } from "./export/index.js";
 import { feedOperations } from "./feeds/index.js";
 import { mediaOperations } from "./media/index.js";
 import { navOperations } from "./nav/index.js";
@@ -48,6 +49,7 @@ export const operations = [
   ...searchOperations,
   ...settingsOperations,
   ...translationOperations,
+  ...exportOperations,
   ...feedOperations,
 ] as const;
 

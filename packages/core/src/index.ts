@@ -31,6 +31,17 @@ export {
   toErrorBody,
   type ValidationDetails,
 } from "./errors.js";
+export {
+  type ArchiveProgress,
+  archiveVersion,
+  type ExportArchiveOptions,
+  exportSiteArchive,
+  type ImportArchiveOptions,
+  type ImportSummary,
+  importSiteArchive,
+  isStreamedFile,
+  type StreamedFile,
+} from "./export/index.js";
 export { entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
 export type { MediaRecord } from "./media/index.js";

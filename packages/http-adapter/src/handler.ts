@@ -7,6 +7,7 @@ import {
   internalCaller,
   isEngineError,
   isRawAnswer,
+  isStreamedFile,
   publicCaller,
   type SiteSettings,
 } from "@quire/core";
@@ -21,6 +22,7 @@ import { rawResponse } from "./raw-response.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
+import { streamedResponse } from "./streamed-response.js";
 import { streamInput } from "./stream-input.js";
 import { inputFromText } from "./text-input.js";
 import { unknownFields } from "./unknown-fields.js";
@@ -94,6 +96,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
       if (isRawAnswer(result)) return rawResponse(request, result);
+      if (isStreamedFile(result)) return streamedResponse(result);
       const response =
         match.route.status === 204
           ? new Response(null, { status: 204 })

@@ -78,6 +78,7 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/api/settings", operation: "settings.get", input: "none" },
   { method: "PUT", path: "/api/settings", operation: "settings.update", input: "body" },
   { method: "PUT", path: "/api/settings/import", operation: "settings.import", input: "body" },
+  { method: "POST", path: "/api/export/hugo", operation: "export.hugo", input: "queryAndBody" },
   { method: "DELETE", path: "/api/settings/:key", operation: "settings.delete", input: "none" },
   { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
   // The reader's documents, outside /api (docs/feeds.md): no query is read, `:format` is rss, atom or json.

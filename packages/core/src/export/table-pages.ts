@@ -16,6 +16,15 @@ export async function* tableRows(
   table: ArchivedTable,
   pageSize = exportPageSize,
 ): AsyncGenerator<Row, void, undefined> {
+  for await (const page of tablePages(db, table, pageSize)) yield* page;
+}
+
+/** The rows of {@link tableRows}, a page at a time. */
+export async function* tablePages(
+  db: Kysely<Database>,
+  table: ArchivedTable,
+  pageSize = exportPageSize,
+): AsyncGenerator<Row[], void, undefined> {
   // biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time from the archived list
   const anyDb = db as unknown as Kysely<any>;
   let after: Row | undefined;
@@ -36,10 +45,8 @@ export async function* tableRows(
     }
     for (const column of table.key) query = query.orderBy(column, "asc");
     const rows = (await query.limit(pageSize).execute()) as Row[];
-    for (const row of rows) {
-      if (table.omit) for (const column of table.omit) delete row[column];
-      yield row;
-    }
+    if (table.omit) for (const row of rows) for (const column of table.omit) delete row[column];
+    if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1];
   }
