@@ -22,8 +22,8 @@ import { rawResponse } from "./raw-response.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
-import { streamedResponse } from "./streamed-response.js";
 import { streamInput } from "./stream-input.js";
+import { streamedResponse } from "./streamed-response.js";
 import { inputFromText } from "./text-input.js";
 import { unknownFields } from "./unknown-fields.js";
 

@@ -83,6 +83,7 @@ async function exportSite() {
   await engine.navItems.create({ type: "collection", collectionId: collection.id });
   await engine.directoryItems.create({ type: "link", label: "Elsewhere", url: "https://example.org/" });
   await engine.customUrls.create({ path: "hello-alias", targetType: "post", targetId: post.id });
+  await engine.customUrls.create({ path: "second-name", targetType: "post", targetId: post.id });
   await engine.settings.update({ SITE_NAME: "Hugo test" });
   return { site, post, reply, draft, image, media };
 }
@@ -116,6 +117,7 @@ describe("POST /api/export/hugo", () => {
     });
     // The post's one custom URL is its permalink: Hugo's `url`.
     expect(rootPage.front.url).toBe("/hello-alias");
+    expect(rootPage.front.aliases).toEqual(["/second-name"]);
     expect(rootPage.front.params).toMatchObject({ id: post.id, threadReplyCount: 1, pins: ["reading"] });
     const resource = (rootPage.front.resources as { src: string; title: string }[])[0];
     expect(resource?.title).toBe("a dot");
@@ -143,9 +145,10 @@ describe("POST /api/export/hugo", () => {
     expect(data("directory")).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: "link", label: "Elsewhere" })]),
     );
-    expect(data("custom_urls")).toEqual([
-      expect.objectContaining({ path: "/hello-alias", targetId: post.id }),
-    ]);
+    expect(data("custom_urls")).toHaveLength(2);
+    expect(data("custom_urls")).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "/hello-alias", targetId: post.id })]),
+    );
     expect(data("collections")[0].threads).toEqual([expect.objectContaining({ threadId: post.id })]);
     for (const name of files.keys()) expect(name).not.toMatch(/(^|\/)\.\.?(\/|$)|^\//);
   });

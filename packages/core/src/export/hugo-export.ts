@@ -151,7 +151,10 @@ export async function* hugoEntries(
       yield {
         name: `${dir}/${isRoot ? "_index.md" : "index.md"}`,
         text: page(
-          frontMatter(post, isRoot, resources, inCollections, collectionSlugs),
+          {
+            ...frontMatter(post, isRoot, resources, inCollections, collectionSlugs),
+            ...aliasesOf(post, aliases),
+          },
           (post.body_markdown as string) ?? "",
         ),
         mtime: post.updated_at as number,
