@@ -53,9 +53,9 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** One operation over HTTP; the input is optional when every field of it is. */
+/** One operation over HTTP; the input may be left out when every field of it is optional. */
 export type ClientFunction<Id extends RoutedOperationId> =
-  object extends ClientInput<Id>
+  Record<never, never> extends ClientInput<Id>
     ? (input?: ClientInput<Id>, options?: CallOptions) => Promise<ClientOutput<Id>>
     : (input: ClientInput<Id>, options?: CallOptions) => Promise<ClientOutput<Id>>;
 
@@ -80,7 +80,7 @@ export type IterateInput<Id extends PagedOperationId> = ClientInput<Id>;
 
 /** Walks every page of a cursor list and yields its items. */
 export type ClientIterator<Id extends PagedOperationId> =
-  object extends ClientInput<Id>
+  Record<never, never> extends ClientInput<Id>
     ? (input?: IterateInput<Id>, options?: CallOptions) => AsyncGenerator<PageItem<Id>, void, undefined>
     : (input: IterateInput<Id>, options?: CallOptions) => AsyncGenerator<PageItem<Id>, void, undefined>;
 
