@@ -3,7 +3,7 @@
 import * as api from "./app/api/[...path]/route.js";
 import * as media from "./app/media/[...key]/route.js";
 
-type RouteModule = Partial<Record<string, (request: Request) => Promise<Response>>>;
+type RouteModule = Partial<Record<string, unknown>>;
 
 /** Picks the route file for a path and its export for the method, as the App Router does. */
 export function dispatch(request: Request): Promise<Response> {
@@ -15,6 +15,7 @@ export function dispatch(request: Request): Promise<Response> {
       : undefined;
   const handler = route?.[request.method];
   if (!route) return Promise.resolve(new Response("Not found", { status: 404 }));
-  if (!handler) return Promise.resolve(new Response("Method not allowed", { status: 405 }));
-  return handler(request);
+  if (typeof handler !== "function")
+    return Promise.resolve(new Response("Method not allowed", { status: 405 }));
+  return (handler as (request: Request) => Promise<Response>)(request);
 }
