@@ -1,10 +1,21 @@
-import { mkdir } from "node:fs/promises";
-import { type Engine, internalCaller, isEngineError, ownerCaller } from "@quire/core";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import {
+  type Engine,
+  exportSiteArchive,
+  importSiteArchive,
+  internalCaller,
+  isEngineError,
+  ownerCaller,
+} from "@quire/core";
 import { apiLinks } from "@quire/http-adapter";
 import { serveStdio } from "@quire/mcp-adapter";
 import { ConfigError, loadConfig } from "./config.js";
 import type { Env } from "./env-values.js";
 import { createJsonLogger } from "./logger.js";
+import { progressBar } from "./progress.js";
 import { openEngine } from "./server.js";
 import { createStorage } from "./storage.js";
 
@@ -12,6 +23,8 @@ import { createStorage } from "./storage.js";
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** True when stderr is a terminal: long commands draw a progress bar there. */
+  isTTY?: boolean;
 }
 
 /** The CLI's help text. */
@@ -23,6 +36,9 @@ Commands:
   token revoke <id>     revoke an API token (tok_…)
   migrate               apply pending database migrations
   mcp                   serve the MCP tools over stdio as the site owner (docs/mcp.md)
+  export <file>         write the whole site (rows and media files) to a site archive
+  import <file> [--force]
+                        restore a site archive into an empty site (--force replaces the site)
 
 The database is the server's: DATA_DIR / DATABASE_URL, see docs/configuration.md.
 `;
@@ -43,6 +59,13 @@ const commands: Record<string, CommandEntry> = {
   "token revoke": { args: (args) => args.length === 1, migrateFirst: true, run: revokeToken },
   migrate: { args: (args) => args.length === 0, migrateFirst: false, run: migrate },
   mcp: { args: (args) => args.length === 0, migrateFirst: true, storage: true, run: serveMcp },
+  export: { args: (args) => args.length === 1, migrateFirst: true, storage: true, run: exportArchive },
+  import: {
+    args: (args) => args.length === 1 || (args.length === 2 && args.includes("--force")),
+    migrateFirst: true,
+    storage: true,
+    run: importArchive,
+  },
 };
 
 /**
@@ -135,6 +158,45 @@ async function serveMcp(engine: Engine, _args: string[], io: CliIo): Promise<voi
   const { sitePathPrefix } = await engine.siteSettings();
   io.err("Quire MCP server on stdio; close stdin to stop.\n");
   await serveStdio(engine, ownerCaller, { links: apiLinks(sitePathPrefix) });
+}
+
+/**
+ * `quire export <file>`: the site archive (docs/export.md), written to `<file>.partial` and renamed
+ * once complete, so a failed export leaves no file that looks whole.
+ */
+async function exportArchive(engine: Engine, args: string[], io: CliIo): Promise<void> {
+  const file = args[0] ?? "";
+  const partial = `${file}.partial`;
+  const bar = progressBar(io.err, io.isTTY === true, "Exporting");
+  try {
+    await pipeline(
+      Readable.from(exportSiteArchive(engine, { onProgress: bar.update })),
+      createWriteStream(partial),
+    );
+    await rename(partial, file);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  } finally {
+    bar.done();
+  }
+  io.out(`Exported the site to ${file}\n`);
+}
+
+/** `quire import <file> [--force]`: restores a site archive in one transaction (docs/export.md). */
+async function importArchive(engine: Engine, args: string[], io: CliIo): Promise<void> {
+  const file = args.find((arg) => arg !== "--force") ?? "";
+  const bar = progressBar(io.err, io.isTTY === true, "Importing");
+  try {
+    const summary = await importSiteArchive(engine, createReadStream(file), {
+      force: args.includes("--force"),
+      onProgress: bar.update,
+    });
+    bar.done();
+    io.out(`Imported ${summary.rows} rows and ${summary.files} files from ${file}\n`);
+  } finally {
+    bar.done();
+  }
 }
 
 function describe(error: unknown): string {
