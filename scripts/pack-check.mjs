@@ -1,0 +1,192 @@
+// Packs every package in packages/ the way `pnpm publish` would, installs the tarballs into a fresh
+// project outside the workspace with plain `npm install`, and runs what a new user runs against
+// them: the README's in-process snippet (verbatim), examples/node-script, the Express example
+// (with requests through it) and @quire/client against that server. docs/releasing.md.
+//
+//   node scripts/pack-check.mjs [--keep]     (--keep leaves the temporary project in place)
+import { execFileSync, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const keep = process.argv.includes("--keep");
+const work = mkdtempSync(join(tmpdir(), "quire-pack-check-"));
+const tarballs = join(work, "tarballs");
+const project = join(work, "project");
+mkdirSync(tarballs);
+mkdirSync(project);
+
+function run(command, args, options = {}) {
+  console.log(`$ ${command} ${args.join(" ")}${options.cwd ? `   (in ${options.cwd})` : ""}`);
+  return execFileSync(command, args, { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", ...options });
+}
+
+function fail(message) {
+  throw new Error(`pack-check: ${message}`);
+}
+
+// 1. The packages, dependencies first (core is what the others build against).
+const packages = readdirSync(join(root, "packages"))
+  .map((name) => join(root, "packages", name))
+  .filter((dir) => existsSync(join(dir, "package.json")))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => !manifest.private)
+  .sort((a, b) => (a.manifest.name === "@quire/core" ? -1 : b.manifest.name === "@quire/core" ? 1 : 0));
+const versions = new Set(packages.map(({ manifest }) => manifest.version));
+if (versions.size !== 1) {
+  fail(`the packages' versions differ (${packages.map((p) => `${p.manifest.name}@${p.manifest.version}`)})`);
+}
+const [version] = versions;
+
+// 2. Pack each one (its prepack script builds dist) and check what the tarball holds.
+const files = [];
+for (const { dir, manifest } of packages) {
+  if (!manifest.scripts?.prepack)
+    fail(`${manifest.name} has no prepack script: pnpm pack would ship no dist`);
+  const before = new Set(readdirSync(tarballs));
+  run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  const tarball = readdirSync(tarballs).find((name) => !before.has(name));
+  if (!tarball) fail(`pnpm pack made no tarball for ${manifest.name}`);
+  const path = join(tarballs, tarball);
+  const contents = run("tar", ["-tzf", path]).split("\n").filter(Boolean);
+  const packed = JSON.parse(run("tar", ["-xzOf", path, "package/package.json"]));
+  const where = `${manifest.name} (${tarball})`;
+  if (!contents.some((file) => file.startsWith("package/dist/"))) fail(`${where} has no dist/`);
+  if (!contents.includes("package/LICENSE")) fail(`${where} has no LICENSE`);
+  for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+    for (const [name, range] of Object.entries(packed[field] ?? {})) {
+      if (String(range).startsWith("workspace:")) fail(`${where}: ${field}.${name} is still ${range}`);
+      if (name.startsWith("@quire/") && range !== version) {
+        fail(`${where}: ${field}.${name} is ${range}, not this release's ${version}`);
+      }
+    }
+  }
+  for (const [entry, conditions] of Object.entries(packed.exports ?? {})) {
+    if (!conditions.types) fail(`${where}: exports["${entry}"] has no types`);
+    if ("source" in conditions)
+      fail(`${where}: exports["${entry}"] still has the workspace's source condition`);
+    for (const target of Object.values(conditions)) {
+      if (!contents.includes(`package/${target.replace(/^\.\//, "")}`)) {
+        fail(`${where}: exports["${entry}"] points at ${target}, which is not in the tarball`);
+      }
+    }
+  }
+  console.log(`  ${where}: ${contents.length} files, exports ${Object.keys(packed.exports).join(" ")}`);
+  files.push(path);
+}
+const hasClient = packages.some(({ manifest }) => manifest.name === "@quire/client");
+
+// 3. A fresh project outside the workspace; the registry serves only third-party packages.
+const workspaceVersion = (name) => {
+  const manifest = JSON.parse(readFileSync(join(root, "examples/express/package.json"), "utf8"));
+  return `${name}@${manifest.dependencies[name] ?? manifest.devDependencies?.[name]}`;
+};
+writeFileSync(
+  join(project, "package.json"),
+  `${JSON.stringify({ name: "quire-pack-check", private: true, type: "module" }, null, 2)}\n`,
+);
+run(
+  "npm",
+  [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    ...files.map((file) => `./${relative(project, file)}`),
+    ...["better-sqlite3", "kysely", "express", "tsx"].map(workspaceVersion),
+  ],
+  { cwd: project, stdio: ["ignore", "inherit", "inherit"] },
+);
+
+// 4a. The README's in-process snippet, verbatim, as plain JavaScript in the fresh project.
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const snippet = /## In-process[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+if (!snippet) fail("no ```js block under the README's ## In-process heading");
+writeFileSync(join(project, "readme-snippet.mjs"), snippet);
+const snippetOutput = run("node", ["readme-snippet.mjs"], { cwd: project });
+console.log(snippetOutput);
+if (!snippetOutput.includes("<p>First <em>post</em>.</p>"))
+  fail("the README snippet printed no rendered post");
+if (!existsSync(join(project, "data/quire.db"))) fail("the README snippet made no ./data/quire.db");
+
+// 4b. examples/node-script, with plain node and no flags.
+cpSync(join(root, "examples/node-script/script.mjs"), join(project, "script.mjs"));
+cpSync(join(root, "examples/node-script/posts"), join(project, "posts"), { recursive: true });
+const scriptOutput = run("node", ["script.mjs", "posts"], {
+  cwd: project,
+  env: { ...process.env, DATA_DIR: "script-data" },
+});
+if (!scriptOutput.includes("published hello")) fail(`examples/node-script printed:\n${scriptOutput}`);
+
+// 4c. The Express example, its sources as they are, on the installed packages.
+cpSync(join(root, "examples/express/src"), join(project, "express"), { recursive: true });
+const server = spawn(process.execPath, ["--import", "tsx", "express/main.ts"], {
+  cwd: project,
+  env: { ...process.env, PORT: "0", DATA_DIR: "express-data", DEV_API_TOKEN: "pack-check-token" },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+try {
+  const base = await new Promise((resolve, reject) => {
+    let output = "";
+    server.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    server.once("exit", (code) => reject(new Error(`the Express example exited (${code}):\n${output}`)));
+    setTimeout(() => reject(new Error(`the Express example did not start:\n${output}`)), 60_000).unref();
+  });
+  const auth = { authorization: "Bearer pack-check-token" };
+  const created = await fetch(`${base}/api/posts`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ format: "note", title: "Packed", bodyMarkdown: "From the *tarballs*" }),
+  });
+  if (created.status !== 201)
+    fail(`POST /api/posts through Express: ${created.status} ${await created.text()}`);
+  const read = await fetch(`${base}/api/public/posts/packed`);
+  const readBody = await read.text();
+  if (!readBody.includes("<em>tarballs</em>"))
+    fail(`GET /api/public/posts/packed: ${read.status} ${readBody}`);
+  const form = new FormData();
+  form.set("file", new Blob(["hello, media"], { type: "text/plain" }), "hello.txt");
+  const uploaded = await fetch(`${base}/api/upload`, { method: "POST", headers: auth, body: form });
+  if (uploaded.status !== 201)
+    fail(`POST /api/upload through Express: ${uploaded.status} ${await uploaded.text()}`);
+  const file = await fetch(new URL((await uploaded.json()).url, base));
+  if ((await file.text()) !== "hello, media") fail(`the uploaded file did not come back from /media`);
+  console.log(`  Express example at ${base}: post created and read, upload stored and served`);
+
+  // 4d. @quire/client against that server.
+  if (hasClient) {
+    const clientScript = `
+import { createClient, isQuireError } from "@quire/client";
+const client = createClient({ baseUrl: process.argv[2], token: "pack-check-token" });
+const post = await client.posts.create({ format: "note", title: "From the client", bodyMarkdown: "Typed *calls*" });
+const { posts } = await client.posts.list({ limit: 10 });
+if (!posts.some((p) => p.id === post.id)) throw new Error("the client's post is not listed");
+const missing = await client.posts.get({ id: "pst_01h455vb4pex5vsknk084sn02q" }).catch((error) => error);
+if (!isQuireError(missing) || missing.code !== "NOT_FOUND") throw new Error("no NOT_FOUND QuireError: " + missing);
+console.log("  @quire/client: created " + post.slug + ", listed " + posts.length + " posts, NOT_FOUND as a QuireError");
+`;
+    writeFileSync(join(project, "client-check.mjs"), clientScript);
+    process.stdout.write(run("node", ["client-check.mjs", base], { cwd: project }));
+  } else {
+    console.log("  (no packages/client yet: the client check is skipped)");
+  }
+} finally {
+  server.kill();
+}
+
+if (!keep) rmSync(work, { recursive: true, force: true });
+console.log(`pack-check: ${packages.length} packages at ${version} install and run outside the workspace`);
