@@ -119,6 +119,11 @@ describe("@quire/client against the reference server", () => {
     expect(seen).toHaveLength(5);
     // Three pages of at most 2, the last with nextCursor null.
     expect(fetched.slice(before).filter((call) => call.url.includes("/api/threads"))).toHaveLength(3);
+    // A boolean filter goes as `fold=true`, which the server reads like `include=fold`.
+    for await (const thread of client.threads.iterate({ limit: 2, fold: true })) {
+      expect(thread.fold).toMatchObject({ hidden: 0 });
+    }
+    for await (const thread of client.threads.iterate({ limit: 2 })) expect(thread.fold).toBeUndefined();
     const posts: string[] = [];
     for await (const post of client.posts.iterate({ limit: 3 })) posts.push(post.id);
     expect(posts).toEqual(expect.arrayContaining(ids));
