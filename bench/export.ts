@@ -1,0 +1,90 @@
+/**
+ * Export benchmark: `pnpm bench:export [--size=100k] [--format=archive|hugo|both]`.
+ * On the cached SQLite site of bench:threads (built under bench/.data/ when missing), streams the
+ * lossless site archive (`exportSiteArchive`) and the Hugo ZIP (`export.hugo`) to nowhere,
+ * counting bytes, and samples the process's RSS every 20 ms: the figure is the growth of the peak
+ * over the RSS measured after a GC just before the export began. The bench site's media rows have
+ * no stored files (its store answers every read with "absent"), so the figures are rows only.
+ * See bench/README.md § Export.
+ */
+import { cpus, totalmem } from "node:os";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../packages/core/src/db/open.js";
+import { createEngine, type Engine } from "../packages/core/src/engine.js";
+import { exportSiteArchive } from "../packages/core/src/export/export-archive.js";
+import { isStreamedFile } from "../packages/core/src/export/streamed-file.js";
+import { chunksOf, type Storage } from "../packages/core/src/storage.js";
+import { openSqliteSite } from "./sqlite-site.js";
+
+const dataDir = new URL("./.data/", import.meta.url).pathname;
+const args = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key, value ?? "true"];
+  }),
+);
+const size = parseSize(args.size ?? "100k");
+const format = args.format ?? "both";
+const log = (line: string) => console.log(line);
+
+function parseSize(text: string): number {
+  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
+  if (!match) throw new Error(`Unreadable size ${text}`);
+  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
+}
+
+function label(n: number): string {
+  return n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
+}
+
+/** A store with no files: media rows point at nothing, which both exports log and skip. */
+const emptyStorage = {
+  url: (key: string) => `/media/${key}`,
+  put: () => Promise.reject(new Error("read-only benchmark")),
+  get: () => Promise.resolve(null),
+  head: () => Promise.resolve(null),
+  delete: () => Promise.resolve(),
+} satisfies Storage;
+
+async function measure(name: string, stream: () => AsyncIterable<Uint8Array>): Promise<void> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const started = performance.now();
+  let bytes = 0;
+  for await (const chunk of stream()) bytes += chunk.byteLength;
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  log(
+    `${name}: ${(bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s — ${Math.round(size / seconds).toLocaleString("en")} posts/s, ${(bytes / 2 ** 20 / seconds).toFixed(1)} MiB/s; RSS ${(base / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB (growth ${((peak - base) / 2 ** 20).toFixed(0)} MiB)`,
+  );
+}
+
+log(
+  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+);
+const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
+site.close();
+const engine: Engine = createEngine({ db: await openDatabase({ url: site.file }), storage: emptyStorage });
+const posts = await engine.context.db
+  .selectFrom("posts")
+  .select((eb) => eb.fn.countAll<number>().as("n"))
+  .executeTakeFirstOrThrow();
+log(`${Number(posts.n).toLocaleString("en")} posts on SQLite (${site.file})`);
+if (format === "archive" || format === "both") {
+  await measure("site archive (JSON Lines)", () => exportSiteArchive(engine));
+}
+if (format === "hugo" || format === "both") {
+  await measure("Hugo ZIP", () => ({
+    async *[Symbol.asyncIterator]() {
+      const answer = await engine.export.hugo({});
+      if (!isStreamedFile(answer)) throw new Error("export.hugo answered no stream");
+      yield* chunksOf(answer.body);
+    },
+  }));
+}
+await engine.close();
