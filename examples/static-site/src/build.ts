@@ -1,10 +1,11 @@
 import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
+import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { type Engine, publicCaller } from "@quire/core";
+import { type Engine, isEngineError, publicCaller } from "@quire/core";
 import type { MediaSource } from "./media.js";
 import {
   escapeHtml,
@@ -28,6 +29,11 @@ export interface BuildOptions {
   outDir: string;
   /** Where to read media files from (`trackStorage`); without it, pages link to the store's addresses and nothing is copied. */
   media?: MediaSource | undefined;
+  /**
+   * The origin the site will be served from (`https://example.com`). Feeds and the sitemap hold
+   * absolute links, so they are written only when it is given; robots.txt is written either way.
+   */
+  origin?: string | undefined;
 }
 
 /** What a build wrote. */
@@ -40,6 +46,8 @@ export interface BuildReport {
   redirects: number;
   mediaFiles: number;
   feeds: number;
+  /** Milliseconds spent in each part of the build, in the order they ran. */
+  phases: Record<string, number>;
 }
 
 /** The marker that makes a folder a build's output, so a rebuild may empty it. */
@@ -73,6 +81,13 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     redirects: 0,
     mediaFiles: 0,
     feeds: 0,
+    phases: {},
+  };
+  let phaseStart = performance.now();
+  const endPhase = (name: string) => {
+    const now = performance.now();
+    report.phases[name] = Math.round(now - phaseStart);
+    phaseStart = now;
   };
   const mediaUrls = new Set<string>();
   const pageSize = Math.min(Math.max(settings.pageSize, 1), readBatch);
@@ -104,6 +119,7 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     }
   }
 
+  endPhase("directory");
   const home = prefix === "" ? "/" : `${prefix}/`;
   const frame: SiteFrame = {
     settings,
@@ -112,6 +128,55 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     nav,
     feeds: [],
   };
+
+  // Feeds, the sitemap and robots.txt: the engine's documents, written at their addresses.
+  const origin = options.origin;
+  const document = async (path: string, read: () => Promise<{ body: string; contentType: string }>) => {
+    try {
+      const answer = await read();
+      await out.file(out.fileOf(path), answer.body);
+      headers.push(`${path}\n  Content-Type: ${answer.contentType}`);
+      return true;
+    } catch (err) {
+      // Feeds switched off (RSS_FEEDS_ENABLED=false, the public surface closed) or no sitemap (NOINDEX).
+      if (isEngineError(err) && err.code === "NOT_FOUND") return false;
+      throw err;
+    }
+  };
+  const headers: string[] = [];
+  const formats = ["rss", "atom", "json"] as const;
+  if (origin) {
+    for (const format of formats) {
+      const written = await document(`${prefix}/feeds/${format}`, () =>
+        engine.feeds.main({ format, origin }, publicCaller),
+      );
+      if (!written) break;
+      await document(`${prefix}/feeds/latest/${format}`, () =>
+        engine.feeds.latest({ format, origin }, publicCaller),
+      );
+      await document(`${prefix}/feeds/featured/${format}`, () =>
+        engine.feeds.featured({ format, origin }, publicCaller),
+      );
+      report.feeds += 3;
+      for (const collection of directory.collections) {
+        await document(`${prefix}/feeds/collections/${encodeURIComponent(collection.slug)}/${format}`, () =>
+          engine.feeds.collection({ slug: collection.slug, format, origin }, publicCaller),
+        );
+        report.feeds += 1;
+      }
+    }
+    if (report.feeds > 0) {
+      await document(`${prefix}/rss`, () => engine.feeds.main({ format: "rss", origin }, publicCaller));
+      frame.feeds.push(
+        { title: settings.siteName, href: `${prefix}/feeds/rss`, type: "application/rss+xml" },
+        { title: settings.siteName, href: `${prefix}/feeds/atom`, type: "application/atom+xml" },
+      );
+    }
+    await document(`${prefix}/sitemap.xml`, () => engine.feeds.sitemap({ origin }, publicCaller));
+  }
+  // robots.txt counts only at the root of an origin: it is written at the output's root.
+  await document("/robots.txt", () => engine.feeds.robots({ origin }, publicCaller));
+  endPhase("feeds");
   const writePage = async (path: string, html: string) => {
     await out.page(path, html);
     report.pages += 1;
@@ -168,6 +233,8 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     },
   );
 
+  endPhase("home");
+
   // Collection pages, in the collection's own order (the engine's default for one collection).
   for (const collection of directory.collections) {
     const first = collectionPaths.get(collection.id);
@@ -209,6 +276,8 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     report.collections += 1;
   }
 
+  endPhase("collections");
+
   // Every readable Thread (public and latest-hidden), each post at its permalink.
   const movedSlugs: string[] = [];
   let cursor: string | undefined;
@@ -248,6 +317,8 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
     cursor = batch.nextCursor ?? undefined;
   } while (cursor);
 
+  endPhase("threads");
+
   // Every other address: ask the engine what is there and write a redirect page where it redirects.
   const candidates = new Set<string>(movedSlugs);
   for (const collection of directory.collections) candidates.add(`${prefix}/${collection.slug}`);
@@ -270,6 +341,8 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
   // can start with `_`, so the file never shadows a page).
   await out.file("_redirects", redirects.length > 0 ? `${redirects.join("\n")}\n` : "");
 
+  endPhase("redirects");
+
   await out.file(
     "404.html",
     page(frame, {
@@ -280,6 +353,8 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
   );
   report.pages += 1;
   await out.file(join("assets", "site.css"), await readFile(stylesheetFile, "utf8"));
+  // Content types for the documents without a file extension, for hosts that read a `_headers` file.
+  await out.file("_headers", headers.length > 0 ? `${headers.join("\n")}\n` : "");
 
   // Media files: the bytes behind every site-relative address a page links to.
   if (options.media) {
@@ -293,6 +368,7 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
       report.mediaFiles += 1;
     }
   }
+  endPhase("media");
   return report;
 }
 

@@ -10,6 +10,7 @@ import { trackStorage } from "./media.js";
 //   DATA_DIR        default ./data; the database is DATA_DIR/quire.db and media files DATA_DIR/media
 //   DATABASE_URL    another database: a SQLite file or a postgres:// URL
 //   MEDIA_BASE_URL  the public address of the media folder (default <SITE_PATH_PREFIX>/media, as the server)
+//   SITE_ORIGIN     the site's public origin (https://example.com): feeds and sitemap.xml are written only with it
 //   OUT_DIR         where to write the site (default ./dist)
 // The other variables (SITE_NAME, PAGE_SIZE, SITE_PATH_PREFIX, …) are the site settings' fallbacks;
 // settings stored in the database win, as on the server.
@@ -30,7 +31,8 @@ const media = trackStorage(
 );
 const engine = createEngine({ db, storage: media, settings });
 try {
-  const report = await buildSite(engine, { outDir, media });
+  const origin = env.SITE_ORIGIN?.trim().replace(/\/+$/, "") || undefined;
+  const report = await buildSite(engine, { outDir, media, origin });
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   console.log(
     `Wrote ${report.pages} pages (${report.posts} posts in ${report.threads} Threads, ${report.collections} collection ` +

@@ -59,8 +59,6 @@ describe.skipIf(!executablePath)("the built site in a real browser (chromium)", 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const pathOf = (p: Page) => new URL(p.url()).pathname;
-
   it("shows the home page, styled, and follows its pager", async () => {
     const response = await page.goto(`${origin}/`);
     expect(response?.status()).toBe(200);

@@ -25,7 +25,7 @@ describe("the static-site build", () => {
     const test = await createTestEngine({ storage, settings: { pageSize: 2, siteName: "Test & Site" } });
     ({ engine, cleanup } = test);
     site = await seedSite(engine, (seconds) => test.clock.advance(seconds));
-    report = await buildSite(engine, { outDir: out, media: storage });
+    report = await buildSite(engine, { outDir: out, media: storage, origin: "https://example.com" });
   });
   afterAll(async () => {
     await cleanup();
@@ -33,7 +33,8 @@ describe("the static-site build", () => {
   });
 
   it("reports what it wrote", () => {
-    expect(report).toMatchObject({ threads: 4, posts: 12, collections: 1, mediaFiles: 1 });
+    // Feeds: main, latest, featured and the collection's, in three formats each.
+    expect(report).toMatchObject({ threads: 4, posts: 12, collections: 1, mediaFiles: 1, feeds: 12 });
     // The post's slug (it lives at its custom URL) and the stored redirect.
     expect(report.redirects).toBe(2);
   });
@@ -90,6 +91,46 @@ describe("the static-site build", () => {
     expect(Buffer.compare(copied, Buffer.from(site.image.bytes))).toBe(0);
     expect(existsSync(join(out, "assets", "site.css"))).toBe(true);
     expect(read("404.html")).toContain("<h1>Not found</h1>");
+  });
+
+  it("writes the engine's feeds, sitemap and robots.txt at their addresses, with absolute links", () => {
+    const rss = read("feeds/rss");
+    expect(rss).toContain("<rss");
+    expect(rss).toContain(`<link>https://example.com/${site.busy.slug}</link>`);
+    expect(rss).toContain("<link>https://example.com/2026/moved</link>");
+    expect(read("rss")).toBe(rss);
+    expect(read("feeds/atom")).toContain('<feed xmlns="http://www.w3.org/2005/Atom"');
+    const json = JSON.parse(read("feeds/latest/json")) as { items: { url: string }[] };
+    expect(json.items.map((item) => item.url)).toContain(`https://example.com/${site.busy.slug}`);
+    expect(read("feeds/collections/reading/rss")).toContain(site.busy.title);
+    expect(read("feeds/collections/reading/rss")).not.toContain("Quiet one");
+    expect(read("sitemap.xml")).toContain("<loc>https://example.com/2026/moved</loc>");
+    expect(read("robots.txt")).toContain("Sitemap: https://example.com/sitemap.xml");
+    expect(read("_headers")).toContain("/feeds/atom\n  Content-Type: application/atom+xml; charset=utf-8");
+    expect(read("index.html")).toContain(
+      '<link rel="alternate" type="application/rss+xml" title="Test &amp; Site" href="/feeds/rss">',
+    );
+  });
+
+  it("writes no feeds or sitemap without an origin, and none with feeds switched off", async () => {
+    const noOrigin = join(dir, "no-origin");
+    const withoutOrigin = await buildSite(engine, { outDir: noOrigin });
+    expect(withoutOrigin.feeds).toBe(0);
+    expect(existsSync(join(noOrigin, "feeds"))).toBe(false);
+    expect(existsSync(join(noOrigin, "sitemap.xml"))).toBe(false);
+    expect(readFileSync(join(noOrigin, "robots.txt"), "utf8")).not.toContain("Sitemap:");
+    expect(readFileSync(join(noOrigin, "index.html"), "utf8")).not.toContain('rel="alternate"');
+
+    await engine.settings.update({ RSS_FEEDS_ENABLED: "false" });
+    const off = join(dir, "feeds-off");
+    try {
+      expect((await buildSite(engine, { outDir: off, origin: "https://example.com" })).feeds).toBe(0);
+      expect(existsSync(join(off, "feeds"))).toBe(false);
+      expect(existsSync(join(off, "rss"))).toBe(false);
+      expect(existsSync(join(off, "sitemap.xml"))).toBe(true);
+    } finally {
+      await engine.settings.delete({ key: "RSS_FEEDS_ENABLED" });
+    }
   });
 
   it("rebuilds its own output in place, dropping what is gone, and refuses any other folder", async () => {
