@@ -10,7 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../../../examples/server/test/support/processes.js";
-import { type S3Server, startS3Server } from "../../http-adapter/test/uploads-fixtures.js";
+import { mp4File, type S3Server, startS3Server, webpFile } from "../../http-adapter/test/uploads-fixtures.js";
 import { createClient, isQuireError, type QuireClient, QuireError } from "../src/index.js";
 
 const adminToken = "internal-admin-token-for-client-tests";
@@ -212,6 +212,36 @@ describe("@quire/client against the reference server", () => {
     expect(await download(record)).toBe(hash.digest("hex"));
     await client.media.delete({ id: record.id });
   }, 120_000);
+
+  it("uploads a video with its poster and details, one-shot and through a session", async () => {
+    const video = mp4File(40_000);
+    const poster = webpFile(160, 90);
+    for (const via of ["oneShot", "session"] as const) {
+      const before = fetched.length;
+      const record = await client.media.upload(new File([video], `clip-${via}.mp4`, { type: "video/mp4" }), {
+        via,
+        poster: new Blob([poster]),
+        width: 1920,
+        height: 1080,
+        durationSeconds: 42,
+      });
+      expect(record).toMatchObject({
+        originalName: `clip-${via}.mp4`,
+        mediaKind: "video",
+        width: 1920,
+        height: 1080,
+        durationSeconds: 42,
+      });
+      if (record.type !== "media" || record.posterUrl === null) throw new Error("The video has no poster");
+      const served = await fetch(new URL(record.posterUrl, server.url));
+      expect(served.headers.get("content-type")).toBe("image/webp");
+      expect(sha(new Uint8Array(await served.arrayBuffer()))).toBe(sha(poster));
+      expect(await download(record)).toBe(sha(video));
+      const paths = fetched.slice(before).map((call) => new URL(call.url).pathname);
+      if (via === "session") expect(paths.some((path) => path.endsWith("/poster"))).toBe(true);
+      else expect(paths).toEqual(["/blog/api/upload"]);
+    }
+  });
 
   it("fills path params, query and raw bodies for the session operations called one by one", async () => {
     const bytes = pseudoRandom(2048);
