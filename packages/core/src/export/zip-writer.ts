@@ -1,4 +1,4 @@
-import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import { deflateSync, Zip, type ZipInputFile, ZipPassThrough } from "fflate";
 
 /** One file of a ZIP: text (compressed) or bytes read from a stream (stored as they are). */
 export interface ZipEntry {
@@ -43,13 +43,35 @@ export async function* zipEntries(
       }
       file.push(new Uint8Array(0), true);
     } else {
-      const file = new ZipDeflate(entry.name, { level: 6 });
+      // Deflated whole here, not through fflate's ZipDeflate: the Zip keeps every added file object
+      // for its central directory, and a ZipDeflate holds its compressor's buffers (hundreds of KB
+      // each), which made memory grow with the number of entries.
+      const raw = encoder.encode(entry.text ?? "");
+      const file: ZipInputFile = { filename: entry.name, size: raw.length, crc: crc32(raw), compression: 8 };
       if (mtime) file.mtime = mtime;
       zip.add(file);
-      file.push(encoder.encode(entry.text ?? ""), true);
+      file.ondata?.(null, deflateSync(raw, { level: 6 }), true);
     }
     yield* drain();
   }
   zip.end();
   yield* drain();
+}
+
+const crcTable = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** The CRC-32 a ZIP entry records of its uncompressed bytes. */
+function crc32(bytes: Uint8Array): number {
+  let crc = -1;
+  for (let i = 0; i < bytes.length; i++)
+    crc = (crcTable[(crc ^ (bytes[i] as number)) & 255] as number) ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
 }
