@@ -56,6 +56,8 @@ function rss(text: string) {
   expect(feed.title).toBeTruthy();
   expect(feed.link).toBeTruthy();
   expect(feed.description).toBeDefined();
+  // RSS's <author> must be an e-mail address: the feeds name none.
+  for (const item of [raw.rss.channel.item ?? []].flat()) expect(item).not.toHaveProperty("author");
   for (const item of feed.items ?? []) {
     expect(item.title ?? item.description).toBeTruthy();
     expect(item.guid?.value).toMatch(/^urn:/);
@@ -217,6 +219,15 @@ describe("feeds", () => {
     expect(rss((await get("/feeds/collections/birds/rss")).text).items?.length).toBe(2);
     expect(jsonFeed((await get("/feeds/collections/birds/json")).text).items.length).toBe(2);
     expect((await get("/feeds/collections/fish/rss")).status).toBe(404);
+    // The feed keeps its ID when the collection's slug changes; its links follow the new slug.
+    const moved = await site.call("PUT", `/api/collections/${collection.body.id}`, { slug: "all-birds" });
+    expect(moved.status).toBe(200);
+    const after = atom((await get("/feeds/collections/all-birds/atom")).text);
+    expect(after.id).toBe(feed.id);
+    expect(after.id).toMatch(/^urn:uuid:/);
+    expect(after.links?.find((link) => link.rel === "self")?.href).toBe(
+      "https://example.com/feeds/collections/all-birds/atom",
+    );
   });
 
   it("answers conditional GETs with 304 on a matching ETag or an unchanged Last-Modified", async () => {

@@ -6,7 +6,7 @@ import type { FeedFormat } from "./feed-schemas.js";
 
 /** What a feed says about itself. */
 export interface FeedHead {
-  /** The feed's stable ID (`urn:…`), see {@link feedId}. */
+  /** The feed's ID: a site feed's address without its format, a collection's `urn:uuid:` of its ID. */
   id: string;
   title: string;
   description: string;
@@ -29,16 +29,16 @@ export const feedContentTypes: Record<FeedFormat, string> = {
  * that is not a TypeID (never written by the engine) falls back to `urn:quire:post:<id>`.
  */
 export function entryId(postId: string): string {
-  try {
-    return `urn:uuid:${TypeID.fromString(postId).toUUID()}`;
-  } catch {
-    return `urn:quire:post:${encodeURIComponent(postId)}`;
-  }
+  return uuidUrn(postId, "post");
 }
 
-/** A feed's own ID, e.g. `urn:quire:feed:latest`, also independent of the site's address. */
-export function feedId(name: string): string {
-  return `urn:quire:feed:${encodeURIComponent(name)}`;
+/** `urn:uuid:` of a TypeID's UUID, else `urn:quire:<kind>:<id>`. */
+export function uuidUrn(id: string, kind: string): string {
+  try {
+    return `urn:uuid:${TypeID.fromString(id).toUUID()}`;
+  } catch {
+    return `urn:quire:${kind}:${encodeURIComponent(id)}`;
+  }
 }
 
 /**
@@ -57,14 +57,14 @@ export function feedDocument(
   const feed = new Feed({
     id: head.id,
     title: head.title,
-    // RSS 2.0 requires a channel description: the site's name stands in for an empty one.
-    description: head.description || head.title,
+    // RSS 2.0 requires a channel description: the title stands in for an empty one.
+    description: head.description || (format === "rss" ? head.title : undefined),
     link: head.homeUrl,
     language: settings.siteLanguage,
     updated: new Date(newest * 1000),
     generator: "Quire",
     feedLinks: { atom: head.selfUrls.atom, rss: head.selfUrls.rss, json: head.selfUrls.json },
-    author: { name: settings.siteName },
+    ...(format === "rss" ? {} : { author: { name: settings.siteName } }),
     copyright: "",
   });
   for (const row of rows) {
@@ -78,7 +78,8 @@ export function feedDocument(
       date: new Date((format === "atom" ? row.updated_at : (row.published_at ?? row.updated_at)) * 1000),
       published: new Date((row.published_at ?? row.updated_at) * 1000),
       content: row.body_html ?? "",
-      author: [{ name: settings.siteName }],
+      // RSS's <author> must be an e-mail address: RSS items name none.
+      ...(format === "rss" ? {} : { author: [{ name: settings.siteName }] }),
     };
     if (row.summary) item.description = row.summary;
     feed.addItem(item);

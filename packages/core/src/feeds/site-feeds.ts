@@ -2,7 +2,7 @@ import { oldestAliasesOf } from "../custom-urls/aliases.js";
 import { notFound } from "../errors.js";
 import { defineOperation, type OperationContext } from "../operation.js";
 import { permalinkOf } from "../posts/post-view.js";
-import { type FeedHead, feedContentTypes, feedDocument, feedId } from "./feed-document.js";
+import { type FeedHead, feedContentTypes, feedDocument, uuidUrn } from "./feed-document.js";
 import { type FeedSelection, feedEntries } from "./feed-entries.js";
 import { collectionFeedInput, type FeedFormat, siteFeedInput } from "./feed-schemas.js";
 import { checkFeedsOpen, feedPaths, type SiteBase, siteBase, siteUrl } from "./feed-site.js";
@@ -51,7 +51,8 @@ function siteFeed(
 ) {
   const { siteName, siteDescription } = ctx.settings;
   const head: FeedHead = {
-    id: feedId(main ? "main" : kind),
+    // The feed's address without its format: the same feed in RSS, Atom and JSON.
+    id: siteUrl(base, main ? "/feeds" : `/feeds/${kind}`),
     title: kind === "featured" ? `${siteName} — Featured` : siteName,
     description: siteDescription,
     homeUrl: siteUrl(base, "/"),
@@ -118,7 +119,7 @@ export const collectionFeed = defineOperation({
     const aliases = await oldestAliasesOf(ctx.db, { targetType: "collection", targetIds: [collection.id] });
     const head: FeedHead = {
       // By ID, so the feed stays the same feed when the collection's slug changes.
-      id: feedId(`collection:${collection.id}`),
+      id: uuidUrn(collection.id, "collection"),
       title: `${ctx.settings.siteName} — ${collection.title}`,
       description: collection.description ?? "",
       homeUrl: siteUrl(base, aliases.get(collection.id) ?? `/${collection.slug}`),
