@@ -104,6 +104,27 @@ describe("@quire/client against the reference server", () => {
     });
   });
 
+  it("answers documents (feeds, robots.txt) as raw answers, on the route the input fills", async () => {
+    const post = await client.posts.create({ format: "note", bodyMarkdown: "Seen in the feed" });
+    const rss = await client.feeds.main();
+    expect(fetched.at(-1)?.url).toBe(`${server.url}/rss`);
+    expect(rss).toMatchObject({
+      raw: true,
+      contentType: expect.stringMatching(/xml/),
+      etag: expect.stringMatching(/^"/),
+    });
+    expect(rss.body).toContain("Seen in the feed");
+    const json = await client.feeds.main({ format: "json" });
+    expect(fetched.at(-1)?.url).toBe(`${server.url}/feeds/json`);
+    expect(JSON.parse(json.body)).toMatchObject({ version: expect.stringContaining("jsonfeed") });
+    expect((await client.feeds.robots()).contentType).toMatch(/^text\/plain/);
+    await expect(client.feeds.main({}, { headers: { "if-none-match": rss.etag } })).rejects.toMatchObject({
+      status: 304,
+      code: "HTTP_304",
+    });
+    await client.posts.delete({ id: post.id });
+  });
+
   it("iterates every cursor list page by page to the end", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
