@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createFsStorage } from "@quire/storage-fs";
 import { describe, expect, it, onTestFinished } from "vitest";
 import yauzl from "yauzl";
+import { zipEntries } from "../../core/src/export/zip-writer.js";
 import { createTestSite, expectError } from "./helpers.js";
 
 /** Every entry of a ZIP, read back with yauzl (an unzip library independent of the writer). */
@@ -170,5 +171,35 @@ describe("POST /api/export/hugo", () => {
       "UNAUTHORIZED",
     );
     expectError(await site.call("POST", "/api/export/hugo", { drafts: "maybe" }), 400, "VALIDATION_ERROR");
+  });
+});
+
+describe("the ZIP writer", () => {
+  it("writes ZIP64 records past 65,535 entries, read back whole by yauzl", async () => {
+    async function* entries() {
+      yield {
+        name: "media/a.bin",
+        bytes: (async function* () {
+          yield new Uint8Array([1, 2, 3]);
+          yield new Uint8Array(70_000).fill(9);
+        })(),
+      };
+      // Stored entries (no deflate per entry) keep the test quick; the last one is deflated text.
+      const encoder = new TextEncoder();
+      for (let i = 0; i < 69_999; i++)
+        yield {
+          name: `pages/${i}.md`,
+          bytes: (async function* () {
+            yield encoder.encode(`page ${i}`);
+          })(),
+        };
+      yield { name: "pages/69999.md", text: "page 69999" };
+    }
+    const parts: Uint8Array[] = [];
+    for await (const part of zipEntries(entries())) parts.push(part);
+    const files = await unzip(Buffer.concat(parts));
+    expect(files.size).toBe(70_001);
+    expect(files.get("pages/69999.md")?.toString()).toBe("page 69999");
+    expect(files.get("media/a.bin")?.length).toBe(70_003);
   });
 });

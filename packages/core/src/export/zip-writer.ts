@@ -1,4 +1,4 @@
-import { deflateSync, Zip, type ZipInputFile, ZipPassThrough } from "fflate";
+import { deflateSync } from "fflate";
 
 /** One file of a ZIP: text (compressed) or bytes read from a stream (stored as they are). */
 export interface ZipEntry {
@@ -10,52 +10,209 @@ export interface ZipEntry {
   mtime?: number;
 }
 
+const max32 = 0xffffffff;
+
 /**
- * A ZIP file written as its entries arrive (fflate's streaming `Zip`, with data descriptors): it
- * yields each piece as soon as it is made, so memory holds one entry's chunk, never the archive.
- * Media bytes are stored uncompressed (they are compressed formats already); text is deflated.
+ * A ZIP file written as its entries arrive: each piece is yielded as soon as it is made, so memory
+ * holds one entry's bytes plus the central directory (about 100 bytes per entry), never the
+ * archive. Text is deflated (fflate's `deflateSync`); media bytes are stored as they are (they are
+ * compressed formats already), streamed with a data descriptor after them. ZIP64 records are
+ * written when the archive needs them (more than 65,535 entries, or past 4 GiB), which a site of
+ * 100k posts does. One entry is at most 4 GiB.
+ *
+ * Written by hand rather than with fflate's `Zip`: that keeps every added file object (with
+ * closures) until the end, which grew by about 3 KB per entry, and it writes no ZIP64 records.
  */
 export async function* zipEntries(
   entries: AsyncIterable<ZipEntry>,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const encoder = new TextEncoder();
-  let out: Uint8Array[] = [];
-  let failure: Error | null = null;
-  const zip = new Zip((err, chunk) => {
-    if (err) failure = err;
-    else out.push(chunk);
-  });
-  const drain = function* (): Generator<Uint8Array> {
-    if (failure) throw failure;
-    const pieces = out;
-    out = [];
-    yield* pieces;
-  };
+  const directory = new ChunkList();
+  let offset = 0;
+  let count = 0;
   for await (const entry of entries) {
-    const mtime = entry.mtime !== undefined ? new Date(entry.mtime * 1000) : undefined;
+    const name = encoder.encode(entry.name);
+    const { time, date } = dosTime(entry.mtime);
+    const start = offset;
     if (entry.bytes) {
-      const file = new ZipPassThrough(entry.name);
-      if (mtime) file.mtime = mtime;
-      zip.add(file);
+      const header = localHeader(name, {
+        flags: 0x0808,
+        method: 0,
+        time,
+        date,
+        crc: 0,
+        compressed: 0,
+        size: 0,
+      });
+      yield header;
+      offset += header.length;
+      let crc = -1;
+      let size = 0;
       for await (const chunk of entry.bytes) {
-        file.push(chunk);
-        yield* drain();
+        crc = crcUpdate(crc, chunk);
+        size += chunk.length;
+        yield chunk;
       }
-      file.push(new Uint8Array(0), true);
+      if (size > max32)
+        throw new Error(`${entry.name} is larger than 4 GiB, more than a ZIP entry holds here`);
+      offset += size;
+      const descriptor = new Uint8Array(16);
+      const view = new DataView(descriptor.buffer);
+      view.setUint32(0, 0x08074b50, true);
+      view.setUint32(4, (crc ^ -1) >>> 0, true);
+      view.setUint32(8, size, true);
+      view.setUint32(12, size, true);
+      yield descriptor;
+      offset += descriptor.length;
+      directory.push(
+        centralHeader(name, {
+          flags: 0x0808,
+          method: 0,
+          time,
+          date,
+          crc: (crc ^ -1) >>> 0,
+          compressed: size,
+          size,
+          offset: start,
+        }),
+      );
     } else {
-      // Deflated whole here, not through fflate's ZipDeflate: the Zip keeps every added file object
-      // for its central directory, and a ZipDeflate holds its compressor's buffers (hundreds of KB
-      // each), which made memory grow with the number of entries.
       const raw = encoder.encode(entry.text ?? "");
-      const file: ZipInputFile = { filename: entry.name, size: raw.length, crc: crc32(raw), compression: 8 };
-      if (mtime) file.mtime = mtime;
-      zip.add(file);
-      file.ondata?.(null, deflateSync(raw, { level: 6 }), true);
+      const packed = deflateSync(raw, { level: 6 });
+      const fields = {
+        flags: 0x0800,
+        method: 8,
+        time,
+        date,
+        crc: crc32(raw),
+        compressed: packed.length,
+        size: raw.length,
+      };
+      const header = localHeader(name, fields);
+      yield header;
+      yield packed;
+      offset += header.length + packed.length;
+      directory.push(centralHeader(name, { ...fields, offset: start }));
     }
-    yield* drain();
+    count += 1;
   }
-  zip.end();
-  yield* drain();
+  const directoryOffset = offset;
+  for (const chunk of directory.chunks()) {
+    yield chunk;
+    offset += chunk.length;
+  }
+  const directorySize = offset - directoryOffset;
+  const zip64 = count > 0xffff || directoryOffset > max32 || directorySize > max32;
+  if (zip64) {
+    const record = new Uint8Array(56 + 20);
+    const view = new DataView(record.buffer);
+    view.setUint32(0, 0x06064b50, true);
+    view.setBigUint64(4, 44n, true);
+    view.setUint16(12, 45, true);
+    view.setUint16(14, 45, true);
+    view.setBigUint64(24, BigInt(count), true);
+    view.setBigUint64(32, BigInt(count), true);
+    view.setBigUint64(40, BigInt(directorySize), true);
+    view.setBigUint64(48, BigInt(directoryOffset), true);
+    // The locator: where the ZIP64 end record starts.
+    view.setUint32(56, 0x07064b50, true);
+    view.setBigUint64(64, BigInt(offset), true);
+    view.setUint32(72, 1, true);
+    yield record;
+  }
+  const end = new Uint8Array(22);
+  const view = new DataView(end.buffer);
+  view.setUint32(0, 0x06054b50, true);
+  view.setUint16(8, Math.min(count, 0xffff), true);
+  view.setUint16(10, Math.min(count, 0xffff), true);
+  view.setUint32(12, Math.min(directorySize, max32), true);
+  view.setUint32(16, Math.min(directoryOffset, max32), true);
+  yield end;
+}
+
+interface EntryFields {
+  flags: number;
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressed: number;
+  size: number;
+}
+
+function localHeader(name: Uint8Array, fields: EntryFields): Uint8Array {
+  const header = new Uint8Array(30 + name.length);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, 0x04034b50, true);
+  view.setUint16(4, 20, true);
+  view.setUint16(6, fields.flags, true);
+  view.setUint16(8, fields.method, true);
+  view.setUint16(10, fields.time, true);
+  view.setUint16(12, fields.date, true);
+  view.setUint32(14, fields.crc, true);
+  view.setUint32(18, fields.compressed, true);
+  view.setUint32(22, fields.size, true);
+  view.setUint16(26, name.length, true);
+  header.set(name, 30);
+  return header;
+}
+
+function centralHeader(name: Uint8Array, fields: EntryFields & { offset: number }): Uint8Array {
+  const far = fields.offset > max32;
+  const header = new Uint8Array(46 + name.length + (far ? 12 : 0));
+  const view = new DataView(header.buffer);
+  view.setUint32(0, 0x02014b50, true);
+  view.setUint16(4, 45, true);
+  view.setUint16(6, far ? 45 : 20, true);
+  view.setUint16(8, fields.flags, true);
+  view.setUint16(10, fields.method, true);
+  view.setUint16(12, fields.time, true);
+  view.setUint16(14, fields.date, true);
+  view.setUint32(16, fields.crc, true);
+  view.setUint32(20, fields.compressed, true);
+  view.setUint32(24, fields.size, true);
+  view.setUint16(28, name.length, true);
+  view.setUint16(30, far ? 12 : 0, true);
+  view.setUint32(42, far ? max32 : fields.offset, true);
+  header.set(name, 46);
+  if (far) {
+    // ZIP64 extended information: the local header's offset, which the 32-bit field cannot hold.
+    view.setUint16(46 + name.length, 0x0001, true);
+    view.setUint16(48 + name.length, 8, true);
+    view.setBigUint64(50 + name.length, BigInt(fields.offset), true);
+  }
+  return header;
+}
+
+/** Bytes gathered in 64 KiB blocks (the central directory), so 100k entries are not 100k objects. */
+class ChunkList {
+  private blocks: Uint8Array[] = [];
+  private current = new Uint8Array(64 * 1024);
+  private used = 0;
+
+  push(bytes: Uint8Array): void {
+    if (this.used + bytes.length > this.current.length) {
+      this.blocks.push(this.current.subarray(0, this.used));
+      this.current = new Uint8Array(Math.max(64 * 1024, bytes.length));
+      this.used = 0;
+    }
+    this.current.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  chunks(): Uint8Array[] {
+    return [...this.blocks, this.current.subarray(0, this.used)];
+  }
+}
+
+/** MS-DOS time and date (two seconds' precision, 1980 onwards), in UTC. */
+function dosTime(seconds: number | undefined): { time: number; date: number } {
+  const d = new Date((seconds ?? 315532800) * 1000);
+  const year = Math.max(1980, d.getUTCFullYear());
+  return {
+    time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | (d.getUTCSeconds() >> 1),
+    date: ((year - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
+  };
 }
 
 const crcTable = (() => {
@@ -68,10 +225,14 @@ const crcTable = (() => {
   return table;
 })();
 
+function crcUpdate(crc: number, bytes: Uint8Array): number {
+  let c = crc;
+  for (let i = 0; i < bytes.length; i++)
+    c = (crcTable[(c ^ (bytes[i] as number)) & 255] as number) ^ (c >>> 8);
+  return c;
+}
+
 /** The CRC-32 a ZIP entry records of its uncompressed bytes. */
 function crc32(bytes: Uint8Array): number {
-  let crc = -1;
-  for (let i = 0; i < bytes.length; i++)
-    crc = (crcTable[(crc ^ (bytes[i] as number)) & 255] as number) ^ (crc >>> 8);
-  return (crc ^ -1) >>> 0;
+  return (crcUpdate(-1, bytes) ^ -1) >>> 0;
 }
