@@ -51,9 +51,10 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
   ): Promise<any> => {
     const bytes = body instanceof Uint8Array;
+    const form = body instanceof FormData;
     const headers: Record<string, string> = {
       authorization: path.startsWith("/api/internal/") ? "Bearer admin-token" : "Bearer dev-token",
-      ...(body !== undefined && !bytes ? { "content-type": "application/json" } : {}),
+      ...(body !== undefined && !bytes && !form ? { "content-type": "application/json" } : {}),
       ...extra,
     };
     delete headers["x-expect-error"];
@@ -63,11 +64,13 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
         method,
         headers,
         ...(body !== undefined
-          ? { body: bytes ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body) }
+          ? { body: bytes ? (body as Uint8Array<ArrayBuffer>) : form ? body : JSON.stringify(body) }
           : {}),
       }),
     );
-    const text = await response.text();
+    const type = response.headers.get("content-type") ?? "";
+    const isText = type === "" || /json|xml|^text\//.test(type);
+    const text = isText ? await response.text() : await binaryNote(response, type);
     const url = new URL(path, "http://localhost");
     const match = router.match(method, url.pathname);
     const key = match ? `${method} ${match.route.path}` : `${method} ${url.pathname}`;
@@ -76,8 +79,11 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
       examples.set(key, {
         method,
         path,
-        headers,
-        ...(body !== undefined ? { body: bytes ? `(${body.length} bytes of image/png)` : body } : {}),
+        // fetch writes a form's Content-Type (with its boundary) itself.
+        headers: form ? { ...headers, "content-type": "multipart/form-data; boundary=…" } : headers,
+        ...(body !== undefined
+          ? { body: bytes ? `(${body.length} bytes of image/png)` : form ? formText(body) : body }
+          : {}),
         status: response.status,
         responseHeaders: Object.fromEntries(
           [...response.headers].filter(([name]) => shownHeaders.includes(name)),
@@ -202,6 +208,28 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     await call("GET", `/api/media/${media.id}`);
     await call("PUT", `/api/media/${media.id}`, { alt: "A dot, four pixels wide" });
     await call("DELETE", `/api/media/${media.id}`);
+    const formData = new FormData();
+    formData.set("alt", "Another dot");
+    formData.set("file", new Blob([png], { type: "image/png" }), "dot2.png");
+    await call("POST", "/api/upload", formData);
+    // A text attachment's content
+    const withText = await call("POST", "/api/posts", {
+      format: "note",
+      bodyMarkdown: "With notes.",
+      attachments: [
+        { type: "text", content: "# Notes\n\nLonger text kept beside the post.", summary: "Notes" },
+      ],
+    });
+    await call("GET", `/api/attachments/${withText.attachments[0].id}/content`);
+    // Documents outside /api, and the Hugo export
+    await call("GET", "/robots.txt");
+    await call("GET", "/sitemap.xml");
+    await call("GET", "/rss");
+    await call("GET", "/feeds/json");
+    await call("GET", "/feeds/latest/atom");
+    await call("GET", "/feeds/featured/json");
+    await call("GET", "/feeds/collections/travel/json");
+    await call("POST", "/api/export/hugo", { drafts: false });
     // Refusals: what an error answer looks like
     const expectError = { "x-expect-error": "1" };
     await call("GET", "/api/posts?limit=abc", undefined, expectError);
@@ -420,4 +448,21 @@ function typeText(schema: Schema | undefined): string {
     bounds.push(`≤ ${schema.maximum}`);
   if (schema.contentEncoding === "base64" || schema.contentMediaType) bounds.push("bytes");
   return bounds.length > 0 ? `${type} (${bounds.join(", ")})` : type;
+}
+
+/** A multipart body as the reader should picture it. */
+function formText(form: FormData): string {
+  return [...form.entries()]
+    .map(([name, value]) =>
+      typeof value === "string"
+        ? `(form field) ${name}=${value}`
+        : `(file part) ${name}: ${(value as File).name}, ${value.type}, ${value.size} bytes`,
+    )
+    .join("\n");
+}
+
+/** A binary answer in the reference: its type, not its bytes (a ZIP's size varies with compression). */
+async function binaryNote(response: Response, type: string): Promise<string> {
+  await response.arrayBuffer();
+  return `(the file's bytes, ${type})`;
 }

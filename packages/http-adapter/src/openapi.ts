@@ -144,6 +144,15 @@ const errorResponses: [code: keyof typeof statusOf, description: string][] = [
   ["INTERNAL_ERROR", "Unexpected error"],
 ];
 
+/**
+ * The /api operations that answer a file rather than JSON, by the file's media type. The worked
+ * examples test (test/openapi.http.test.ts) compares every answer's type with the document, so an
+ * operation missing here fails it.
+ */
+const fileAnswers: Record<string, string> = {
+  "export.hugo": "application/zip",
+};
+
 /** `/api/posts/:id` → `/api/posts/{id}`. */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
@@ -200,20 +209,26 @@ function describeRoute(route: Route, operation: AnyOperation, tag: string): Reco
   const body = requestBody(route.input, schema, properties, required, inPath);
   if (body) op.requestBody = body;
   const status = String(route.status ?? 200);
+  const file = fileAnswers[operation.id];
   op.responses = {
     [status]:
       status === "204"
         ? { description: "Done; no body." }
-        : route.path.startsWith("/api/")
+        : file
           ? {
-              description: operation.description,
-              content: { "application/json": { schema: { type: "object" } } },
+              description: `${operation.description} A file download (${file}), not JSON.`,
+              content: { [file]: { schema: { type: "string", contentMediaType: file } } },
             }
-          : {
-              // Outside /api a route answers a document (a feed, the sitemap, robots.txt), not JSON.
-              description: `${operation.description} A document in its own media type, not JSON.`,
-              content: { "*/*": { schema: { type: "string" } } },
-            },
+          : route.path.startsWith("/api/")
+            ? {
+                description: operation.description,
+                content: { "application/json": { schema: { type: "object" } } },
+              }
+            : {
+                // Outside /api a route answers a document (a feed, the sitemap, robots.txt), not JSON.
+                description: `${operation.description} A document in its own media type, not JSON.`,
+                content: { "*/*": { schema: { type: "string" } } },
+              },
     ...errorRefs(route, operation),
   };
   return op;
