@@ -42,6 +42,8 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
     internalAdminToken: config.internalAdminToken,
     corsOrigins: config.corsOrigins,
     clientAddress: (request) => clientAddress(request),
+    // Feeds, sitemap.xml and robots.txt link under SITE_ORIGIN when it is set (docs/feeds.md).
+    siteOrigin: config.site.origin,
     // Upload bodies straight from Node's request stream: no Web-stream conversion on the way.
     requestBody: (request) => bridge.rawBody(request),
     // POST /api/mcp: the MCP tools over JSON-RPC, behind the same authentication (docs/mcp.md).

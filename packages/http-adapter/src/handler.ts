@@ -43,6 +43,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   const router = createRouter(routes);
   const cors = corsPolicy(options.corsOrigins);
   const logger = options.logger ?? engine.context.logger;
+  const siteOrigin = options.siteOrigin?.replace(/\/+$/, "");
   let openApi: ReturnType<typeof openApiDocument> | undefined;
 
   async function respond(request: Request): Promise<Response> {
@@ -70,7 +71,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       }
       return options.mcp(request, {
         caller,
-        links: linksFor(prefix, url.origin),
+        links: linksFor(prefix, siteOrigin ?? url.origin),
         body: options.requestBody?.(request),
       });
     }
@@ -91,7 +92,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
-        links: linksFor(prefix, url.origin),
+        links: linksFor(prefix, siteOrigin ?? url.origin),
         settings,
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });

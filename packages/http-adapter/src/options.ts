@@ -19,6 +19,12 @@ export interface HandlerOptions {
   /** The remote address of a request, supplied by the server; needed for `devApiToken`. */
   clientAddress?: (request: Request) => string | undefined;
   /**
+   * The site's public origin (`SITE_ORIGIN`, e.g. `https://example.com`): feeds, sitemap.xml and
+   * robots.txt write their absolute links under it, and translations.resolve judges full URLs by
+   * it. Unset, the request's own origin is used, which behind a proxy may be an internal address.
+   */
+  siteOrigin?: string | undefined;
+  /**
    * The bytes of a request's body as the server received them, read instead of `request.body` by
    * every route that takes a body (JSON, file bodies and forms). A Node server can pass its
    * `IncomingMessage`: the bytes then go from the socket to the store without a Web-stream

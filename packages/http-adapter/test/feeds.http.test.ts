@@ -281,6 +281,23 @@ describe("feeds", () => {
     expect((await site.handler(new Request("http://notes.example:8080/feeds/latest/atom"))).status).toBe(404);
   });
 
+  it("writes links under the handler's siteOrigin (SITE_ORIGIN) rather than the request's", async () => {
+    site = await createTestSite({ engineConfig: { now }, siteOrigin: "https://public.example/" });
+    const one = await post({ title: "Behind a proxy", bodyMarkdown: "x" });
+    const internal = (path: string) => site.handler(new Request(`http://127.0.0.1:8080${path}`));
+    const feed = atom(await (await internal("/feeds/latest/atom")).text());
+    expect(feed.entries?.[0]?.links?.[0]?.href).toBe(`https://public.example/${one.slug}`);
+    expect(feed.links?.find((link) => link.rel === "self")?.href).toBe(
+      "https://public.example/feeds/latest/atom",
+    );
+    expect(await (await internal("/robots.txt")).text()).toContain(
+      "Sitemap: https://public.example/sitemap.xml",
+    );
+    expect(await (await internal("/sitemap.xml")).text()).toContain(
+      `<loc>https://public.example/${one.slug}</loc>`,
+    );
+  });
+
   it("serves each feed at the self addresses it names", async () => {
     await site.call("POST", "/api/collections", { title: "Birds", slug: "birds" });
     for (const path of [
