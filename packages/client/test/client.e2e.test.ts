@@ -151,6 +151,22 @@ describe("@quire/client against the reference server", () => {
     const publicSlugs: string[] = [];
     for await (const thread of client.publicThreads.iterate({ limit: 2 })) publicSlugs.push(thread.id);
     expect(new Set(publicSlugs)).toEqual(new Set(ids));
+    const redirects: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await client.customUrls.create({
+        path: `/old-${i}`,
+        targetType: "redirect",
+        toPath: "/",
+      });
+      redirects.push(created.id);
+    }
+    const walked: string[] = [];
+    for await (const customUrl of client.customUrls.iterate({ limit: 2 })) walked.push(customUrl.id);
+    expect(walked.sort()).toEqual(redirects.sort());
+    const rootPosts: string[] = [];
+    for await (const post of client.threads.iteratePosts({ id: ids[0] as string, limit: 1 }))
+      rootPosts.push(post.id);
+    expect(rootPosts).toEqual([ids[0]]);
     const pages = [];
     for await (const page of client.pages("threads.list", { limit: 4 })) pages.push(page.threads.length);
     expect(pages).toEqual([4, 1]);
