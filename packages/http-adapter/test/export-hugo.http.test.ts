@@ -194,11 +194,13 @@ describe("the ZIP writer", () => {
           })(),
         };
       yield { name: "pages/69999.md", text: "page 69999" };
+      yield { name: "pages/long.md", text: "a longer page, deflated ".repeat(200) };
     }
     const parts: Uint8Array[] = [];
     for await (const part of zipEntries(entries())) parts.push(part);
     const files = await unzip(Buffer.concat(parts));
-    expect(files.size).toBe(70_001);
+    expect(files.size).toBe(70_002);
+    expect(files.get("pages/long.md")?.toString()).toBe("a longer page, deflated ".repeat(200));
     expect(files.get("pages/69999.md")?.toString()).toBe("page 69999");
     expect(files.get("media/a.bin")?.length).toBe(70_003);
   });

@@ -11,11 +11,13 @@ export interface ZipEntry {
 }
 
 const max32 = 0xffffffff;
+/** Text entries shorter than this are stored, not deflated. */
+const minDeflateBytes = 2048;
 
 /**
  * A ZIP file written as its entries arrive: each piece is yielded as soon as it is made, so memory
  * holds one entry's bytes plus the central directory (about 100 bytes per entry), never the
- * archive. Text is deflated (fflate's `deflateSync`); media bytes are stored as they are (they are
+ * archive. Text of 2 KiB or more is deflated (fflate's `deflateSync`), shorter text stored; media bytes are stored as they are (they are
  * compressed formats already), streamed with a data descriptor after them. ZIP64 records are
  * written when the archive needs them (more than 65,535 entries, or past 4 GiB), which a site of
  * 100k posts does. One entry is at most 4 GiB.
@@ -78,10 +80,13 @@ export async function* zipEntries(
       );
     } else {
       const raw = encoder.encode(entry.text ?? "");
-      const packed = deflateSync(raw, { level: 6 });
+      // Small pages are stored: deflating them gains a few hundred bytes and costs most of the
+      // export's time and garbage (each deflateSync allocates its compressor's tables afresh).
+      const deflate = raw.length >= minDeflateBytes;
+      const packed = deflate ? deflateSync(raw, { level: 6 }) : raw;
       const fields = {
         flags: 0x0800,
-        method: 8,
+        method: deflate ? 8 : 0,
         time,
         date,
         crc: crc32(raw),
