@@ -11,10 +11,11 @@ import {
 } from "../packages/http-adapter/scripts/api-docs.js";
 
 const docs = fileURLToPath(new URL("../docs/", import.meta.url));
-const doc = committedOpenApi();
+const examples = await workedExamples();
+const doc = committedOpenApi(examples);
 const files = {
   "openapi.json": `${JSON.stringify(doc, null, 2)}\n`,
-  "api.md": renderApiMarkdown(doc, await workedExamples()),
+  "api.md": renderApiMarkdown(doc, examples),
 };
 const check = process.argv.includes("--check");
 let stale = false;

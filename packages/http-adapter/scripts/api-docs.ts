@@ -246,9 +246,23 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
   return examples;
 }
 
-/** The OpenAPI document as committed in docs/openapi.json. */
-export function committedOpenApi(): OpenApiDocument {
-  return openApiDocument(operations);
+/**
+ * The OpenAPI document as committed in docs/openapi.json: the handler's own document (served at
+ * /api/openapi.json) with each worked example's answer as the `example` of its success response,
+ * so the machine-readable copy shows real response shapes too.
+ */
+export function committedOpenApi(examples: Map<string, WorkedExample>): OpenApiDocument {
+  const doc = openApiDocument(operations);
+  for (const [key, example] of examples) {
+    const [method, routePath] = key.split(" ") as [string, string];
+    const path = routePath.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    const op = doc.paths[path]?.[method.toLowerCase()] as
+      | { responses: Record<string, { content?: Record<string, Record<string, unknown>> }> }
+      | undefined;
+    const media = op?.responses[String(example.status)]?.content?.["application/json"];
+    if (media && example.response !== "") media.example = JSON.parse(example.response);
+  }
+  return doc;
 }
 
 /** A PNG of this size (its header is real; the rest is padding), enough for the engine to read it. */
@@ -291,7 +305,8 @@ export function renderApiMarkdown(doc: OpenApiDocument, examples: Map<string, Wo
     "",
     "Every endpoint of the handler (`createHandler` of `@quire/http-adapter`), grouped by resource. The",
     "same description, machine-readable, is `docs/openapi.json` (OpenAPI 3.1), also served by every",
-    "handler at `GET /api/openapi.json`. Errors and their rules are in [errors.md](errors.md); what each",
+    "handler at `GET /api/openapi.json` (that copy without the example answers). Errors and their",
+    "rules are in [errors.md](errors.md); what each",
     "resource means is in its own document ([posts.md](posts.md), [threads.md](threads.md),",
     "[collections.md](collections.md), [smart-collections.md](smart-collections.md), [media.md](media.md),",
     "[custom-urls.md](custom-urls.md), [navigation.md](navigation.md), [settings.md](settings.md),",
