@@ -293,21 +293,23 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
         noteMediaOf(post, mediaUrls);
         if (post.permalink !== `${prefix}/${post.slug}`) movedSlugs.push(`${prefix}/${post.slug}`);
       }
-      for (const post of posts) {
-        const isRoot = post.id === thread.root.id;
-        const articles = posts.map((each) =>
-          postHtml(each, {
-            linkTitle: each.id !== thread.root.id,
-            current: each.id === post.id && !isRoot,
-            reply: each.id !== thread.root.id,
-          }),
-        );
+      // Each post's article is rendered once; a reply's own page swaps in its marked version.
+      const articles = posts.map((each) =>
+        postHtml(each, { linkTitle: each.id !== thread.root.id, reply: each.id !== thread.root.id }),
+      );
+      for (const [index, post] of posts.entries()) {
+        const isRoot = index === 0;
+        const shown = isRoot
+          ? articles
+          : articles.map((article, at) =>
+              at === index ? postHtml(post, { linkTitle: true, reply: true, current: true }) : article,
+            );
         const title = isRoot
           ? rootLabel
           : postLabel(post) === "Untitled"
             ? `Reply to ${rootLabel}`
             : postLabel(post);
-        const body = `<section class="thread full">\n${articles.join("\n")}\n</section>`;
+        const body = `<section class="thread full">\n${shown.join("\n")}\n</section>`;
         const description = typeof post.summary === "string" && post.summary ? post.summary : undefined;
         await writePage(post.permalink, page(frame, { title, canonical: post.permalink, body, description }));
         report.posts += 1;
@@ -362,13 +364,17 @@ export async function buildSite(engine: Engine, options: BuildOptions): Promise<
       if (!url.startsWith("/")) continue; // served from elsewhere (a CDN, a bucket)
       const key = options.media.keyOf(url);
       if (key === undefined) continue;
-      const read = await options.media.get(key);
-      if (!read) throw new Error(`The media file ${url} (key ${key}) is missing from storage`);
-      await out.stream(out.fileOf(url), read.body);
+      const media = options.media;
+      await out.stream(out.fileOf(url), async () => {
+        const read = await media.get(key);
+        if (!read) throw new Error(`The media file ${url} (key ${key}) is missing from storage`);
+        return read.body;
+      });
       report.mediaFiles += 1;
     }
   }
-  endPhase("media");
+  await out.drain();
+  endPhase("media and last writes");
   return report;
 }
 
@@ -455,16 +461,56 @@ class Output {
     await this.file(file, html);
   }
 
+  /** Writes a file; up to {@link maxWrites} writes run at once, so this may return before it is done ({@link drain}). */
   async file(relative: string, content: string): Promise<void> {
     const target = this.claim(relative);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
+    await this.queue(async () => {
+      await this.folder(dirname(target));
+      await writeFile(target, content);
+    });
   }
 
-  async stream(relative: string, body: ReadableStream<Uint8Array>): Promise<void> {
+  /** Copies a stream to a file, queued like {@link file}. */
+  async stream(relative: string, read: () => Promise<ReadableStream<Uint8Array>>): Promise<void> {
     const target = this.claim(relative);
-    await mkdir(dirname(target), { recursive: true });
-    await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), createWriteStream(target));
+    await this.queue(async () => {
+      const body = await read();
+      await this.folder(dirname(target));
+      await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), createWriteStream(target));
+    });
+  }
+
+  /** Waits for every queued write; throws the first failure. */
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    const failure = this.failures[0];
+    if (failure !== undefined) throw failure;
+  }
+
+  private readonly folders = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly failures: unknown[] = [];
+  private static readonly maxWrites = 16;
+
+  private async folder(path: string): Promise<void> {
+    if (this.folders.has(path)) return;
+    await mkdir(path, { recursive: true });
+    this.folders.add(path);
+  }
+
+  private async queue(write: () => Promise<void>): Promise<void> {
+    if (this.failures.length > 0) throw this.failures[0];
+    const tracked: Promise<void> = write().then(
+      () => {
+        this.inFlight.delete(tracked);
+      },
+      (err: unknown) => {
+        this.inFlight.delete(tracked);
+        this.failures.push(err);
+      },
+    );
+    this.inFlight.add(tracked);
+    if (this.inFlight.size >= Output.maxWrites) await Promise.race(this.inFlight);
   }
 
   private claim(relative: string): string {
