@@ -121,11 +121,20 @@ export function createClient(options: ClientOptions): QuireClient {
     return response;
   }
 
-  /** A JSON answer as its value; a document (a feed, the sitemap) as the engine's raw answer. */
+  /**
+   * A JSON answer as its value; a download (`content-disposition: attachment`, e.g. an export) as
+   * the engine's streamed file, its body the response's stream, unread; another document (a feed,
+   * the sitemap) as the engine's raw answer, its body the text.
+   */
   async function answerOf(response: Response): Promise<unknown> {
     if (response.status === 204) return undefined;
-    const text = await response.text();
     const type = response.headers.get("content-type") ?? "";
+    const disposition = response.headers.get("content-disposition") ?? "";
+    if (/^attachment\b/i.test(disposition) && response.body) {
+      const filename = /filename="([^"]*)"/i.exec(disposition)?.[1] ?? "";
+      return { streamed: true, contentType: type, filename, body: response.body };
+    }
+    const text = await response.text();
     if (/^application\/json\b/i.test(type)) return text === "" ? undefined : JSON.parse(text);
     const lastModified = Date.parse(response.headers.get("last-modified") ?? "");
     return {

@@ -125,6 +125,14 @@ describe("@quire/client against the reference server", () => {
     await client.posts.delete({ id: post.id });
   });
 
+  it("answers a download (the Hugo export) as a streamed file, its body unread", async () => {
+    const answer = await client.export.hugo();
+    expect(answer).toMatchObject({ streamed: true, contentType: "application/zip" });
+    expect(answer.filename).toMatch(/\.zip$/);
+    const bytes = new Uint8Array(await new Response(answer.body).arrayBuffer());
+    expect([...bytes.subarray(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]);
+  });
+
   it("iterates every cursor list page by page to the end", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
