@@ -239,13 +239,15 @@ async function* readLines(
   try {
     for await (const chunk of chunksOf(source)) {
       buffer += decoder.decode(chunk, { stream: true });
+      // Lines are cut from the text by index; the rest is kept once per chunk, not once per line.
+      let start = 0;
       let newline = buffer.indexOf("\n");
       while (newline >= 0) {
-        const text = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        yield parse(text);
-        newline = buffer.indexOf("\n");
+        yield parse(buffer.slice(start, newline));
+        start = newline + 1;
+        newline = buffer.indexOf("\n", start);
       }
+      buffer = buffer.slice(start);
       if (buffer.length > maxLineBytes) throw corrupt(number + 1, "is longer than any line an archive holds");
     }
     buffer += decoder.decode();
