@@ -6,10 +6,19 @@
  * adds 10 collections (one root in ten in one of them), 100 custom URLs (50 post aliases, 50
  * redirects) through the engine, then runs the static-site example's `buildSite` in-process
  * `--runs` times into a temporary folder and reports the time of each build, its phases and what
- * it wrote. Figures go to bench/.data/static-site-results.json. See bench/README.md § Static site.
+ * it wrote, next to a plain copy of the output folder (the filesystem's floor). Figures go to bench/.data/static-site-results.json. See bench/README.md § Static site.
  */
 
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -133,6 +142,12 @@ for (let run = 1; run <= runs; run++) {
   );
 }
 await engine.close();
+
+// The filesystem's floor on this machine: copying the last build's output (same files, same bytes).
+const copyStarted = performance.now();
+cpSync(join(work, "out"), join(work, "out-copy"), { recursive: true });
+const copyMs = performance.now() - copyStarted;
+log(`plain copy of the output: ${(copyMs / 1000).toFixed(2)} s`);
 
 const medianOf = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const median = medianOf(results.map((result) => result.ms));
