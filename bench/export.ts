@@ -5,13 +5,20 @@
  * counting bytes, and samples the process's RSS every 20 ms: the figure is the growth of the peak
  * over the RSS measured after a GC just before the export began. The bench site's media rows have
  * no stored files (its store answers every read with "absent"), so the figures are rows only.
+ * With `--import`, the archive is also written to a temp file and imported into a fresh SQLite
+ * database, timed the same way.
  * See bench/README.md § Export.
  */
-import { cpus, totalmem } from "node:os";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { exportSiteArchive } from "../packages/core/src/export/export-archive.js";
+import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
 import { isStreamedFile } from "../packages/core/src/export/streamed-file.js";
 import { chunksOf, type Storage } from "../packages/core/src/storage.js";
 import { openSqliteSite } from "./sqlite-site.js";
@@ -86,5 +93,33 @@ if (format === "hugo" || format === "both") {
       yield* chunksOf(answer.body);
     },
   }));
+}
+if (args.import) {
+  const dir = mkdtempSync(join(tmpdir(), "quire-bench-import-"));
+  try {
+    const file = join(dir, "site.quire");
+    await pipeline(Readable.from(exportSiteArchive(engine)), createWriteStream(file));
+    const target = createEngine({
+      db: await openDatabase({ url: join(dir, "quire.db") }),
+      storage: emptyStorage,
+    });
+    await target.migrate();
+    (globalThis as { gc?: () => void }).gc?.();
+    const base = process.memoryUsage().rss;
+    let peak = base;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const started = performance.now();
+    const summary = await importSiteArchive(target, createReadStream(file));
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    log(
+      `import into a fresh SQLite file: ${summary.rows.toLocaleString("en")} rows in ${seconds.toFixed(1)} s — ${Math.round(size / seconds).toLocaleString("en")} posts/s; RSS ${(base / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB (growth ${((peak - base) / 2 ** 20).toFixed(0)} MiB)`,
+    );
+    await target.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 await engine.close();
