@@ -385,7 +385,7 @@ describe("@quire/client against the reference server on S3 storage (s3rver)", ()
     expect(fetched).toHaveLength(3);
     expect(new URL(init?.url as string).pathname).toBe("/api/uploads/init");
     expect(put).toMatchObject({ method: "PUT", authorization: null });
-    expect((put?.url as string).startsWith(`${s3.endpoint}/${s3.bucket}/`)).toBe(true);
+    expect(String(put?.url).startsWith(`${s3.endpoint}/${s3.bucket}/`)).toBe(true);
     expect(new URL(complete?.url as string).pathname).toMatch(/^\/api\/uploads\/upl_\w+\/complete$/);
     expect(record.size).toBe(bytes.byteLength);
     if (record.url === undefined) throw new Error("The media record has no url");
