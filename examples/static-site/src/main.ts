@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createEngine, settingsFromText } from "@quire/core";
 import { openDatabase } from "@quire/core/node";
@@ -18,6 +19,11 @@ const env = process.env;
 const dataDir = resolve(env.DATA_DIR ?? "data");
 const databaseUrl = env.DATABASE_URL ?? join(dataDir, "quire.db");
 const outDir = resolve(env.OUT_DIR ?? "dist");
+
+if (!/^postgres(ql)?:\/\//.test(databaseUrl) && !existsSync(databaseUrl.replace(/^file:/, ""))) {
+  console.error(`No database at ${databaseUrl}: point DATA_DIR or DATABASE_URL at a Quire site's database.`);
+  process.exit(1);
+}
 
 const started = performance.now();
 const db = await openDatabase({ url: databaseUrl });

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Engine } from "@quire/core";
+import { createEngine, type Database, type Engine } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
 import { createFsStorage } from "@quire/storage-fs";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuildReport, buildSite } from "../src/build.js";
 import { trackStorage } from "../src/media.js";
@@ -12,6 +13,7 @@ import { type SeededSite, seedSite } from "./seed.js";
 describe("the static-site build", () => {
   let engine: Engine;
   let cleanup: () => Promise<void>;
+  let reopen: () => Promise<Kysely<Database>>;
   let dir: string;
   let out: string;
   let site: SeededSite;
@@ -23,7 +25,7 @@ describe("the static-site build", () => {
     out = join(dir, "site");
     const storage = trackStorage(createFsStorage({ root: join(dir, "media"), publicBaseUrl: "/media" }));
     const test = await createTestEngine({ storage, settings: { pageSize: 2, siteName: "Test & Site" } });
-    ({ engine, cleanup } = test);
+    ({ engine, cleanup, reopen } = test);
     site = await seedSite(engine, (seconds) => test.clock.advance(seconds));
     report = await buildSite(engine, { outDir: out, media: storage, origin: "https://example.com" });
   });
@@ -130,6 +132,30 @@ describe("the static-site build", () => {
       expect(existsSync(join(off, "sitemap.xml"))).toBe(true);
     } finally {
       await engine.settings.delete({ key: "RSS_FEEDS_ENABLED" });
+    }
+  });
+
+  it("builds a site below SITE_PATH_PREFIX: links carry the prefix, files are written without it", async () => {
+    const storage = trackStorage(createFsStorage({ root: join(dir, "media"), publicBaseUrl: "/blog/media" }));
+    const db = await reopen();
+    const prefixed = createEngine({ db, storage, settings: { sitePathPrefix: "/blog", pageSize: 2 } });
+    try {
+      const blog = join(dir, "blog");
+      await buildSite(prefixed, { outDir: blog, media: storage });
+      const home = readFileSync(join(blog, "index.html"), "utf8");
+      expect(home).toContain('<a rel="next" href="/blog/page/2/">');
+      expect(home).toContain('<link rel="stylesheet" href="/blog/assets/site.css">');
+      const thread = readFileSync(join(blog, site.busy.slug, "index.html"), "utf8");
+      expect(thread).toContain('<img src="/blog/media/');
+      expect(existsSync(join(blog, "2026", "moved", "index.html"))).toBe(true);
+      expect(readFileSync(join(blog, "old-home", "index.html"), "utf8")).toContain(
+        'content="0; url=/blog/reading"',
+      );
+      expect(readFileSync(join(blog, "_redirects"), "utf8")).toContain("/blog/old-home /blog/reading 301");
+      const copied = join(blog, decodeURIComponent(site.image.url.replace(/^\/media\//, "media/")));
+      expect(Buffer.compare(readFileSync(copied), Buffer.from(site.image.bytes))).toBe(0);
+    } finally {
+      await db.destroy();
     }
   });
 
