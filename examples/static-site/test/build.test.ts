@@ -135,6 +135,29 @@ describe("the static-site build", () => {
     }
   });
 
+  it("writes a smart collection's page in its layout, linked from the navigation", async () => {
+    const smart = await engine.smartCollections.create({
+      slug: "links",
+      title: "Links",
+      selection: { format: "link" },
+      layout: "grid",
+    });
+    try {
+      const withSmart = join(dir, "with-smart");
+      await buildSite(engine, { outDir: withSmart });
+      const page = readFileSync(join(withSmart, "links", "index.html"), "utf8");
+      expect(page).toContain("<h1>Links</h1>");
+      expect(page).toContain('<div class="threads grid">');
+      expect(page).toContain("A link worth following");
+      expect(page).not.toContain("Quiet one");
+      expect(readFileSync(join(withSmart, "index.html"), "utf8")).toContain(
+        '<li><a href="/links">Links</a></li>',
+      );
+    } finally {
+      await engine.smartCollections.delete({ id: smart.id });
+    }
+  });
+
   it("builds a site below SITE_PATH_PREFIX: links carry the prefix, files are written without it", async () => {
     const storage = trackStorage(createFsStorage({ root: join(dir, "media"), publicBaseUrl: "/blog/media" }));
     const db = await reopen();
