@@ -32,6 +32,29 @@ export async function* exportSiteArchive(
   options: ExportArchiveOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const ctx = engine.context;
+  // On PostgreSQL every page is read in one read-only REPEATABLE READ transaction: the archive is
+  // the site at one instant, whatever writes meanwhile. SQLite has one connection per engine, and
+  // a transaction would hold it (and every other call of the engine) for the whole export, so
+  // there the pages are read as they come (docs/export.md § Consistency).
+  const snapshot =
+    ctx.dialect.name === "postgres"
+      ? await ctx.db
+          .startTransaction()
+          .setIsolationLevel("repeatable read")
+          .setAccessMode("read only")
+          .execute()
+      : undefined;
+  try {
+    yield* archiveBytes({ ...ctx, db: snapshot ?? ctx.db }, options);
+  } finally {
+    await snapshot?.rollback().execute();
+  }
+}
+
+async function* archiveBytes(
+  ctx: EngineContext,
+  options: ExportArchiveOptions,
+): AsyncGenerator<Uint8Array, void, undefined> {
   const encoder = new TextEncoder();
   let pending: string[] = [];
   let pendingLength = 0;
