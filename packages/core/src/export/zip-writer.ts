@@ -24,6 +24,9 @@ const minDeflateBytes = 2048;
  *
  * Written by hand rather than with fflate's `Zip`: that keeps every added file object (with
  * closures) until the end, which grew by about 3 KB per entry, and it writes no ZIP64 records.
+ * yazl and archiver do write ZIP64, but both are built on Node's streams, Buffer and zlib, and
+ * core runs on any runtime with web streams (Workers, Deno, Bun); the format part kept here is
+ * headers, CRC and the central directory (APPNOTE 6.3.x § 4.3, § 4.5.3 for ZIP64).
  */
 export async function* zipEntries(
   entries: AsyncIterable<ZipEntry>,
