@@ -1,8 +1,5 @@
-import { firstFreeAddress, isAddressFree } from "../custom-urls/addresses.js";
-import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
-import { checkSlugCandidate } from "../posts/post-content.js";
-import { slugify } from "../shared/slug.js";
+import { answerSlugQuery } from "../posts/slug-answer.js";
 import { smartCollectionSlugInput } from "./smart-collection-schemas.js";
 
 /**
@@ -16,24 +13,12 @@ export const checkSmartCollectionSlug = defineOperation({
   description: "Suggests a free slug for a smart collection title, or checks whether a slug is free.",
   hints: { readOnly: true },
   input: smartCollectionSlugInput,
-  run: async (ctx, input): Promise<{ slug: string; available?: boolean }> => {
-    if (input.mode === "check") {
-      if (input.slug === undefined) throw invalidField("slug", "Required with mode=check");
-      checkSlugCandidate(input.slug);
-      return {
-        slug: input.slug,
-        available: await isAddressFree(ctx.db, input.slug, input.smartCollectionId),
-      };
-    }
-    if (input.title === undefined) throw invalidField("title", "Required with mode=suggest");
-    const candidate = slugify(input.title, 60);
-    if (candidate === "") throw invalidField("title", "The title gives no usable slug");
-    checkSlugCandidate(candidate, "title");
-    const slug = await firstFreeAddress(ctx.db, {
-      base: candidate,
-      fallbackSuffix: ctx.ids.generate("smc").slice(-8),
-      exceptOwnerId: input.smartCollectionId,
-    });
-    return { slug };
-  },
+  run: (ctx, input) =>
+    answerSlugQuery(ctx, {
+      mode: input.mode,
+      slug: input.slug,
+      title: input.title,
+      ownerId: input.smartCollectionId,
+      idPrefix: "smc",
+    }),
 });
