@@ -9,6 +9,7 @@ import { resolveAddress } from "./custom-urls/resolve-address.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
+import { EngineError } from "./errors.js";
 import { exportOperations } from "./export/index.js";
 import { feedOperations } from "./feeds/index.js";
 import { mediaOperations } from "./media/index.js";
@@ -148,14 +149,24 @@ export function createEngine(deps: EngineDeps): Engine {
   const siteSettings = (): Promise<SiteSettings> => settingsStore.current();
   // One read of the settings per call (none at all while the cached copy is fresh); an adapter that
   // read them for the same request passes them in.
-  const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) =>
-    execute(
-      { ...context, settings: options?.settings ?? (await siteSettings()) },
-      operation,
-      input,
-      caller,
-      options,
-    );
+  const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) => {
+    try {
+      return await execute(
+        { ...context, settings: options?.settings ?? (await siteSettings()) },
+        operation,
+        input,
+        caller,
+        options,
+      );
+    } catch (err) {
+      // A write undone by the database for meeting a concurrent one is not a server fault: 409,
+      // nothing written, and the same request may be sent again. @see docs/reliability.md
+      if (context.dialect.isWriteConflict(err)) {
+        throw new EngineError("CONFLICT", "The write met a concurrent one and was undone; send it again");
+      }
+      throw err;
+    }
+  };
 
   const byId = new Map<OperationId, EngineOperation>();
   const api: Record<string, Record<string, BoundOperation<AnyOperation>>> = {};

@@ -29,6 +29,17 @@ describe("the dialect seam", () => {
     }
   });
 
+  it("knows each driver's write-conflict shapes (deadlock, serialization failure, busy) and nothing else", () => {
+    const sqlite = dialectNamed("sqlite");
+    const postgres = dialectNamed("postgres");
+    expect(sqlite.isWriteConflict({ code: "SQLITE_BUSY" })).toBe(true);
+    expect(sqlite.isWriteConflict({ code: "40P01" })).toBe(false);
+    expect(postgres.isWriteConflict({ code: "40P01" })).toBe(true);
+    expect(postgres.isWriteConflict({ code: "40001" })).toBe(true);
+    expect(postgres.isWriteConflict({ code: "23505" })).toBe(false);
+    expect(postgres.isWriteConflict(new Error("deadlock detected"))).toBe(false);
+  });
+
   it("knows each driver's unique-violation shape and nothing else", () => {
     const sqlite = dialectNamed("sqlite");
     const postgres = dialectNamed("postgres");

@@ -19,6 +19,12 @@ export interface Dialect {
    */
   isUniqueViolation(err: unknown): boolean;
   /**
+   * True when a write was undone because it met a concurrent one, through no fault of its input:
+   * a detected deadlock or a serialization failure on PostgreSQL (SQLSTATE 40P01, 40001), a busy
+   * timeout on SQLite (SQLITE_BUSY). Retrying the request can succeed.
+   */
+  isWriteConflict(err: unknown): boolean;
+  /**
    * Makes sure the migration journal exists and takes a lock that the transaction `trx` holds until
    * it ends, so concurrent starts apply each migration once: PostgreSQL takes an advisory lock per
    * schema before creating the journal (two concurrent `CREATE TABLE IF NOT EXISTS` can collide);
@@ -39,6 +45,7 @@ const sqlite: Dialect = {
   name: "sqlite",
   isUniqueViolation: (err) =>
     errorCodeOf(err) === "SQLITE_CONSTRAINT_UNIQUE" || errorCodeOf(err) === "SQLITE_CONSTRAINT_PRIMARYKEY",
+  isWriteConflict: (err) => errorCodeOf(err) === "SQLITE_BUSY",
   lockMigrations: async (trx, journal) => {
     await journal.create();
     await trx.deleteFrom(journal.name).where("name", "=", "").execute();
@@ -49,6 +56,7 @@ const sqlite: Dialect = {
 const postgres: Dialect = {
   name: "postgres",
   isUniqueViolation: (err) => errorCodeOf(err) === "23505",
+  isWriteConflict: (err) => errorCodeOf(err) === "40P01" || errorCodeOf(err) === "40001",
   lockMigrations: async (trx, journal) => {
     await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ${journal.name}))`.execute(trx);
     await journal.create();
