@@ -52,6 +52,11 @@ export interface Operation<
    * Unknown keys are stripped (spec § Conventions rule 1).
    */
   input: Input;
+  /**
+   * The answer's shape, for the API reference (OpenAPI response schemas) and MCP clients. Not
+   * checked at run time; a test validates the worked examples of docs/api.md against it.
+   */
+  output?: z.ZodType;
   run(ctx: OperationContext, input: z.output<Input>): Promise<Output>;
 }
 
