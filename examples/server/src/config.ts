@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import {
   checkSettingValue,
@@ -44,6 +45,15 @@ function envSetting(key: string) {
   });
 }
 
+/**
+ * `WORKERS`: `auto` (one per core, `os.availableParallelism()`) or a count from 1 to 256.
+ * @see docs/scaling.md
+ */
+const envWorkers = z.union(
+  [z.literal("auto").transform(() => availableParallelism()), envInteger({ min: 1, max: 256 })],
+  { error: (issue) => `must be "auto" or an integer from 1 to 256 (got ${JSON.stringify(issue.input)})` },
+);
+
 /** The storage drivers `STORAGE_DRIVER` names. */
 export const storageDrivers = ["local", "s3", "r2"] as const;
 
@@ -57,6 +67,7 @@ export const envSchema = z.object({
   SITE_PATH_PREFIX: envPathPrefix.default(""),
   HOST: envHost.default("127.0.0.1"),
   PORT: envInteger({ min: 0, max: 65_535 }).default(3000),
+  WORKERS: envWorkers.default(1),
   DATABASE_URL: envDatabaseUrl.optional(),
   AUTH_SECRET: envAuthSecret.optional(),
   DEV_API_TOKEN: envToken(1).optional(),
@@ -97,6 +108,8 @@ export const envSchema = z.object({
 export interface ServerConfig {
   host: string;
   port: number;
+  /** Worker processes sharing the port (`WORKERS`; `auto`: one per core). 1 serves in this process. */
+  workers: number;
   /** Absolute path of the data folder (SQLite file, local media, generated auth secret). */
   dataDir: string;
   database: { kind: "sqlite"; url: string } | { kind: "postgres"; url: string };
@@ -151,6 +164,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
   const config: ServerConfig = {
     host: vars.HOST,
     port: vars.PORT,
+    workers: vars.WORKERS,
     dataDir,
     database: resolveDatabase(vars.DATABASE_URL, { cwd, dataDir }),
     authSecret: vars.AUTH_SECRET,

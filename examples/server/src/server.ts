@@ -22,20 +22,25 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Options for {@link startServer}. */
+export interface StartServerOptions {
+  /** Run pending migrations first (default true). A worker process leaves it to the primary. */
+  migrate?: boolean;
+}
+
 /** Opens the database, migrates it, and serves the engine (and local media) over node:http. */
-export async function startServer(config: ServerConfig, env: Env, logger: Logger): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  env: Env,
+  logger: Logger,
+  options: StartServerOptions = {},
+): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   // Generated on first start when AUTH_SECRET is unset, so it is stable before sessions need it.
   await resolveAuthSecret(config);
   const storage = await createStorage(config, env);
   const engine = await openEngine(config, logger, storage);
-  try {
-    const applied = await engine.migrate();
-    if (applied.length > 0) logger.info("applied database migrations", { migrations: applied });
-  } catch (error) {
-    await engine.close();
-    throw error;
-  }
+  if (options.migrate !== false) await migrateOrClose(engine, logger);
   const prefix = config.site.pathPrefix;
   const handler = createHandler(engine, {
     devApiToken: config.devApiToken,
@@ -87,6 +92,29 @@ export async function startServer(config: ServerConfig, env: Env, logger: Logger
       await engine.close();
     },
   };
+}
+
+async function migrateOrClose(engine: Engine, logger: Logger): Promise<void> {
+  try {
+    const applied = await engine.migrate();
+    if (applied.length > 0) logger.info("applied database migrations", { migrations: applied });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+}
+
+/**
+ * What a cluster's primary does once before forking workers (docs/scaling.md): creates the data
+ * folder and the generated auth secret, and runs pending migrations, so workers neither race to
+ * create them nor migrate at once.
+ */
+export async function prepareSite(config: ServerConfig, logger: Logger): Promise<void> {
+  await mkdir(config.dataDir, { recursive: true });
+  await resolveAuthSecret(config);
+  const engine = await openEngine(config, logger);
+  await migrateOrClose(engine, logger);
+  await engine.close();
 }
 
 /** Opens the configured database (creating a SQLite file's folder) as an engine; does not migrate. */
