@@ -23,6 +23,7 @@ import {
 } from "./operation.js";
 import { postOperations } from "./posts/index.js";
 import { searchOperations } from "./search/index.js";
+import { sessionOperations, verifySession } from "./sessions/index.js";
 import { settingsOperations } from "./settings/index.js";
 import { checkFallbacks, SettingsStore } from "./settings/settings-store.js";
 import { randomIds } from "./shared/ids.js";
@@ -52,6 +53,7 @@ export const operations = [
   ...translationOperations,
   ...exportOperations,
   ...feedOperations,
+  ...sessionOperations,
 ] as const;
 
 /** One of the engine's operations. */
@@ -94,6 +96,8 @@ export type Engine = EngineApi & {
   isReady(): Promise<boolean>;
   /** The caller an API token stands for, or null. */
   verifyApiToken(token: string): Promise<Caller | null>;
+  /** The caller a browser session's secret stands for, or null (signed out, expired, unknown). */
+  verifySession(token: string): Promise<Caller | null>;
   /** Closes the database. */
   close(): Promise<void>;
   /** Expires stale upload sessions and deletes their bytes; run it now and then (docs/media.md § Cleanup). */
@@ -197,6 +201,7 @@ export function createEngine(deps: EngineDeps): Engine {
       }
     },
     verifyApiToken: (token) => verifyApiToken(context, token),
+    verifySession: (token) => verifySession(context, token),
     close: () => context.db.destroy(),
     cleanupExpiredUploads: () => cleanupExpiredUploads(context),
     resolve: (path) => run(resolveAddress, { path }, publicCaller),

@@ -15,6 +15,9 @@ export const errorCodes = [
   // not have (405, with `Allow`), and a body in a media type the route does not read (415).
   "METHOD_NOT_ALLOWED",
   "UNSUPPORTED_MEDIA_TYPE",
+  // Too many requests from one client (sign-in attempts, search): 429 with `Retry-After`
+  // (spec § Errors leaves the rate-limit answer open; docs/errors.md).
+  "RATE_LIMITED",
 ] as const;
 
 /** One of the spec's error codes. */

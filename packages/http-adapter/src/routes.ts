@@ -95,4 +95,10 @@ export const routes: readonly Route[] = [
  * Operations deliberately without a route: called in-process only, each named in
  * docs/embedding.md. A test fails when an operation is neither routed nor listed here.
  */
-export const inProcessOnly: readonly OperationId[] = [];
+export const inProcessOnly: readonly OperationId[] = [
+  // Owner sign-in: served by the handler's /signin and /signout pages (sessions.ts) and the CLI.
+  "owner.setPassword",
+  "sessions.signIn",
+  "sessions.signOut",
+  "sessions.revokeAll",
+];

@@ -15,4 +15,5 @@ export const statusOf = {
   SITE_UNAVAILABLE: 503,
   METHOD_NOT_ALLOWED: 405,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
 } satisfies Record<ErrorCode, number>;

@@ -105,6 +105,20 @@ export interface ApiTokensTable {
   last_used_at: number | null;
 }
 
+/** The site owner's password (one row, id `owner`): a scrypt hash in PHC form (sessions/password-hash.ts). */
+export interface OwnerCredentialsTable {
+  id: string;
+  password_hash: string;
+  updated_at: number;
+}
+
+/** Browser sessions, keyed by the SHA-256 of the session secret; signing out deletes the row. */
+export interface SessionsTable {
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** Site settings as JSON values by key. */
 export interface SettingsTable {
   key: string;
@@ -276,4 +290,6 @@ export interface Database {
   collection_figures: CollectionFiguresTable;
   directory_items: DirectoryItemsTable;
   directory_lock: DirectoryLockTable;
+  owner_credentials: OwnerCredentialsTable;
+  sessions: SessionsTable;
 }

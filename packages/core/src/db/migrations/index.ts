@@ -9,6 +9,7 @@ import * as smartCollectionsNavFigures from "./006-smart-collections-nav-figures
 import * as customUrls from "./007-custom-urls.js";
 import * as translations from "./009-translations.js";
 import * as search from "./010-search.js";
+import * as sessions from "./012-sessions.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "007-custom-urls": customUrls,
   "009-translations": translations,
   "010-search": search,
+  "012-sessions": sessions,
 };
