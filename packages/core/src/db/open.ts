@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
+import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
 
 /** Options for {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -12,27 +13,34 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL only: hears about idle connections the server dropped (the pool replaces them). */
   onError?: (error: Error) => void;
+  /**
+   * SQLite only: how many prepared statements the connection keeps, by SQL text, least recently
+   * used dropped first (default 200; 0 prepares every query anew). See db/statement-cache.ts.
+   */
+  statementCacheSize?: number;
 }
 
 /**
  * Opens a Kysely database for a SQLite file (better-sqlite3: WAL, busy timeout, foreign keys on;
- * transactions take the write lock at their start, see {@link FileSqliteDialect})
+ * transactions take the write lock at their start, see {@link FileSqliteDialect}; each SQL text is
+ * prepared once, see {@link cachedStatements})
  * or a PostgreSQL URL (node-postgres; integer columns read as numbers). The drivers are optional
  * peer dependencies loaded on demand, so core stays loadable where neither exists.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
-  return /^postgres(ql)?:\/\//.test(options.url) ? openPostgres(options) : openSqlite(options.url);
+  return /^postgres(ql)?:\/\//.test(options.url) ? openPostgres(options) : openSqlite(options);
 }
 
-async function openSqlite(url: string): Promise<Kysely<Database>> {
+async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
   const { default: SQLite } = await import("better-sqlite3");
-  const filename = url.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
+  const filename = options.url.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
   const sqlite = new SQLite(filename);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<Database>({ dialect: new FileSqliteDialect({ database: sqlite, file: filename }) });
+  const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
+  return new Kysely<Database>({ dialect: new FileSqliteDialect({ database, file: filename }) });
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Database>> {

@@ -1,0 +1,112 @@
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CachingSqliteDatabase, cachedStatements } from "./statement-cache.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: a scratch table outside the engine's schema
+type Scratch = any;
+
+const opened: Kysely<Scratch>[] = [];
+
+async function open(size?: number): Promise<{ db: Kysely<Scratch>; cache: CachingSqliteDatabase }> {
+  const cache = cachedStatements(new SQLite(":memory:"), size);
+  const db = new Kysely<Scratch>({ dialect: new SqliteDialect({ database: cache }) });
+  opened.push(db);
+  await sql`create table t (id integer primary key, name text not null)`.execute(db);
+  await db
+    .insertInto("t")
+    .values([
+      { id: 1, name: "one" },
+      { id: 2, name: "two" },
+    ])
+    .execute();
+  return { db, cache };
+}
+
+afterEach(async () => {
+  for (const db of opened.splice(0)) await db.destroy();
+});
+
+const byId = (db: Kysely<Scratch>, id: number) =>
+  db.selectFrom("t").select("name").where("id", "=", id).executeTakeFirst();
+
+describe("the SQLite statement cache", () => {
+  it("prepares a SQL text once and answers each run's values", async () => {
+    const { db, cache } = await open();
+    const before = cache.prepared;
+    expect(await byId(db, 1)).toEqual({ name: "one" });
+    expect(await byId(db, 2)).toEqual({ name: "two" });
+    expect(await byId(db, 3)).toBeUndefined();
+    expect(cache.prepared - before).toBe(1);
+    // Writes too, in and out of transactions.
+    const insert = (id: number) =>
+      db
+        .insertInto("t")
+        .values({ id, name: `n${id}` })
+        .execute();
+    const prepared = cache.prepared;
+    await insert(10);
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("t").values({ id: 11, name: "n11" }).execute();
+    });
+    await insert(12);
+    expect(await byId(db, 11)).toEqual({ name: "n11" });
+    // The insert once, begin and commit once each; the select was cached.
+    expect(cache.prepared - prepared).toBe(3);
+  });
+
+  it("keeps at most its bound, dropping the least recently used", async () => {
+    const { db, cache } = await open(2);
+    const query = (n: number) => sql`select ${sql.lit(n)} as n`.execute(db);
+    await query(1);
+    await query(2);
+    await query(1); // 1 is now the most recent
+    await query(3); // drops 2
+    expect(cache.size).toBe(2);
+    const prepared = cache.prepared;
+    await query(1);
+    await query(3);
+    expect(cache.prepared).toBe(prepared);
+    await query(2);
+    expect(cache.prepared).toBe(prepared + 1);
+  });
+
+  it("prepares every query when its size is 0", async () => {
+    const { db, cache } = await open(0);
+    const before = cache.prepared;
+    await byId(db, 1);
+    await byId(db, 1);
+    expect(cache.prepared - before).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+
+  it("sees schema changes: a cached statement re-prepares itself", async () => {
+    const { db } = await open();
+    const all = () => db.selectFrom("t").selectAll().where("id", "=", 1).execute();
+    expect(await all()).toEqual([{ id: 1, name: "one" }]);
+    await sql`alter table t add column note text default 'new'`.execute(db);
+    expect(await all()).toEqual([{ id: 1, name: "one", note: "new" }]);
+    await sql`drop table t`.execute(db);
+    await sql`create table t (id integer primary key, size integer)`.execute(db);
+    await sql`insert into t values (1, 42)`.execute(db);
+    expect(await all()).toEqual([{ id: 1, size: 42 }]);
+  });
+
+  it("answers a fresh statement while the cached one is still iterating", () => {
+    const cache = cachedStatements(new SQLite(":memory:"));
+    try {
+      cache.prepare("create table t (id integer)").run([]);
+      cache.prepare("insert into t values (1), (2)").run([]);
+      const text = "select id from t order by id";
+      const first = cache.prepare(text);
+      const rows = first.iterate([]);
+      expect(rows.next().value).toEqual({ id: 1 });
+      const second = cache.prepare(text);
+      expect(second).not.toBe(first);
+      rows.return?.();
+      expect(cache.prepare(text)).toBe(first);
+    } finally {
+      cache.close();
+    }
+  });
+});
