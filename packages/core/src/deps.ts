@@ -63,6 +63,8 @@ export interface SiteSettings {
   rssPublishDelaySeconds: number;
   /** `true`: ask search engines not to index the site (`NOINDEX`). */
   noindex: boolean;
+  /** `off`: the site is not listed for discovery and `GET /api/discover/posts` answers 404 (`DISCOVER`). */
+  discover: "latest" | "off";
 }
 
 /**

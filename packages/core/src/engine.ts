@@ -11,6 +11,7 @@ import { migrateToLatest } from "./db/migrate.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
 import { EngineError } from "./errors.js";
 import { exportOperations } from "./export/index.js";
+import { discoverOperations } from "./discover/index.js";
 import { feedOperations } from "./feeds/index.js";
 import { mediaOperations } from "./media/index.js";
 import { navOperations } from "./nav/index.js";
@@ -53,6 +54,7 @@ export const operations = [
   ...translationOperations,
   ...exportOperations,
   ...feedOperations,
+  ...discoverOperations,
   ...sessionOperations,
 ] as const;
 

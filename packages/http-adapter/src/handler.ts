@@ -88,7 +88,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     }
     const operation = engine.operations.get(match.route.operation);
     if (!operation) throw new Error(`Route ${match.route.path} names no operation`);
-    const caller = await callerFor(operation.access, request, settings);
+    const caller = await callerFor(operation.access, request, settings, match.route.path);
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
@@ -124,9 +124,15 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     return tokens.some((token) => token.trim().toLowerCase() === "warn-unknown-fields");
   }
 
-  async function callerFor(access: Access, request: Request, settings: SiteSettings): Promise<Caller> {
+  async function callerFor(
+    access: Access,
+    request: Request,
+    settings: SiteSettings,
+    routePath?: string,
+  ): Promise<Caller> {
     if (access === "public") {
-      if (!settings.publicApiEnabled) throw new EngineError("NOT_FOUND", "Not found");
+      const gated = routePath === undefined || !publicApiIndependent.some((base) => routePath.startsWith(base));
+      if (gated && !settings.publicApiEnabled) throw new EngineError("NOT_FOUND", "Not found");
       return publicCaller;
     }
     if (access === "internal") {
@@ -160,6 +166,13 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     return response;
   };
 }
+
+/**
+ * Public routes that PUBLIC_API_ENABLED does not close: the discovery read (open while the site is
+ * listed, spec § Authentication rule 5; the operation checks that) and inbound webhooks (their
+ * operations check their own secret or signature).
+ */
+const publicApiIndependent = ["/api/discover/", "/api/telegram"];
 
 /** An operation's raw input as read from a request, with what a streamed form leaves for later. */
 interface RequestInput {

@@ -81,6 +81,7 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/api/export/hugo", operation: "export.hugo", input: "queryAndBody" },
   { method: "DELETE", path: "/api/settings/:key", operation: "settings.delete", input: "none" },
   { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
+  { method: "GET", path: "/api/discover/posts", operation: "discover.posts", input: "query" },
   // The reader's documents, outside /api (docs/feeds.md): no query is read, `:format` is rss, atom or json.
   { method: "GET", path: "/rss", operation: "feeds.main", input: "none" },
   { method: "GET", path: "/feeds/:format", operation: "feeds.main", input: "none" },

@@ -1,7 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
 import type { Database, PostsTable } from "../db/schema.js";
-import type { RootScope } from "../threads/thread-filter.js";
-import { selectRoots } from "../threads/thread-rows.js";
 
 /** The columns a feed entry is written from. */
 export type FeedRow = Pick<
@@ -36,7 +34,30 @@ export async function feedEntries(
   selection: FeedSelection,
   options: { limit: number; cutoff: number },
 ): Promise<FeedRow[]> {
-  let query = selectRoots(db)
+  return feedQuery(db, selection, options).selectAll("r").execute();
+}
+
+/**
+ * The IDs and languages of a feed's entries, in feed order: the same selection, order and limit as
+ * {@link feedEntries}, without the wide columns (discovery asks which posts a feed lists).
+ */
+export async function feedEntryIds(
+  db: Kysely<Database>,
+  selection: FeedSelection,
+  options: { limit: number; cutoff: number },
+): Promise<{ id: string; language: string | null }[]> {
+  return feedQuery(db, selection, options).select(["r.id", "r.language"]).execute();
+}
+
+/** The feed's rules, once: which roots a selection lists, in what order, how many. */
+function feedQuery(
+  db: Kysely<Database>,
+  selection: FeedSelection,
+  options: { limit: number; cutoff: number },
+) {
+  let query = db
+    .selectFrom("posts as r")
+    .where("r.reply_to_id", "is", null)
     .where("r.status", "=", "published")
     .where("r.published_at", "is not", null)
     .where("r.published_at", "<=", options.cutoff);
@@ -45,7 +66,7 @@ export async function feedEntries(
   if (selection.kind === "featured") query = query.where("r.featured_at", "is not", null);
   if (selection.kind === "collection") {
     const { collectionId } = selection;
-    query = query.where((eb: RootScope) =>
+    query = query.where((eb) =>
       eb(
         "r.id",
         "in",
@@ -56,10 +77,5 @@ export async function feedEntries(
       ),
     );
   }
-  const rows = await query
-    .orderBy("r.published_at", "desc")
-    .orderBy("r.id", "desc")
-    .limit(options.limit)
-    .execute();
-  return rows;
+  return query.orderBy("r.published_at", "desc").orderBy("r.id", "desc").limit(options.limit);
 }

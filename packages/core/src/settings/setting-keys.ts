@@ -263,6 +263,13 @@ export const settingDefinitions = [
   }),
   define({ key: "NOINDEX", field: "noindex", editable: true, defaultValue: false, ...switchValue }),
   define({
+    key: "DISCOVER",
+    field: "discover",
+    editable: true,
+    defaultValue: "off",
+    ...choiceValue(["latest", "off"] as const),
+  }),
+  define({
     key: "PUBLIC_API_ENABLED",
     field: "publicApiEnabled",
     editable: true,

@@ -19,6 +19,7 @@ const keyDescriptions: Record<SettingKey, string> = {
   RSS_FEED_LIMIT: "Items per feed, an integer from 1 to 200",
   RSS_PUBLISH_DELAY_SECONDS: "Seconds a new post waits before feeds list it, 0 to 86400",
   NOINDEX: '"true" asks search engines not to index the site',
+  DISCOVER: "latest lists the site for discovery (GET /api/discover/posts answers); off unlists it",
   PUBLIC_API_ENABLED: '"false" closes the public API (every public route answers 404)',
   SITE_FOOTER: "Footer text of site pages: up to 2000 characters, may be empty",
   SITE_PATH_PREFIX: "Set by the environment only",

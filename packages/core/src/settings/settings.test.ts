@@ -43,6 +43,7 @@ describe("settings.get", () => {
       RSS_FEED_LIMIT: "20",
       RSS_PUBLISH_DELAY_SECONDS: "0",
       NOINDEX: "false",
+      DISCOVER: "off",
       PUBLIC_API_ENABLED: "true",
       SITE_FOOTER: "",
       SITE_PATH_PREFIX: "",
