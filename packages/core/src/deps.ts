@@ -104,6 +104,41 @@ export interface EngineConfig {
 
 export type { Dialect, DialectName };
 
+/** What a site-availability hook is asked: which operation is about to run. */
+export interface SiteAvailabilityRequest {
+  /** The operation's id (`posts.create`); null for a request checked before it names one (an MCP session). */
+  operationId: string | null;
+}
+
+/** What a media quota hook is asked before upload bytes are kept. @see docs/hosting.md */
+export interface MediaQuotaRequest {
+  /**
+   * The bytes the upload adds: the declared size at `init` and `complete`, the received size of a
+   * one-shot upload once stored (`upload`); null before a one-shot upload's bytes are read
+   * (`upload-start`), when only a quota already used up can refuse it.
+   */
+  bytes: number | null;
+  /** Where the check is made. */
+  stage: "init" | "upload-start" | "upload" | "complete";
+  /** The bytes the site's media records hold now (their sizes summed), read when called. */
+  storedBytes(): Promise<number>;
+}
+
+/**
+ * What an operator hosting many sites plugs into an engine (one engine per site). Each hook is
+ * optional; without it nothing is refused. A hook that throws fails the call as an internal error.
+ * @see docs/hosting.md
+ */
+export interface EngineHooks {
+  /**
+   * False: the site is suspended and every call answers 503 SITE_UNAVAILABLE, except internal
+   * operations (the operator's own tools). Asked on every call: cache what it reads.
+   */
+  siteAvailable?(request: SiteAvailabilityRequest): boolean | Promise<boolean>;
+  /** False: the upload does not fit the site's media quota, 409 MEDIA_QUOTA_EXCEEDED with nothing stored. */
+  mediaQuota?(request: MediaQuotaRequest): boolean | Promise<boolean>;
+}
+
 /** Everything an engine is made of. */
 export interface EngineDeps {
   db: Kysely<Database>;
@@ -125,6 +160,8 @@ export interface EngineDeps {
    * detected from the adapter's capabilities otherwise.
    */
   dialect?: DialectName | undefined;
+  /** Operator hooks: site availability and media quota (docs/hosting.md). */
+  hooks?: EngineHooks | undefined;
 }
 
 /** The resolved dependencies every operation receives. */
@@ -142,4 +179,6 @@ export interface EngineContext {
   /** The settings store behind {@link EngineContext.settings}: its cache, for the settings operations. */
   settingsStore: SettingsStore;
   links: Links | undefined;
+  /** The operator's hooks ({@link EngineHooks}); empty when none were given. */
+  hooks: EngineHooks;
 }

@@ -13,6 +13,7 @@ import { EngineError } from "./errors.js";
 import { exportOperations } from "./export/index.js";
 import { discoverOperations } from "./discover/index.js";
 import { feedOperations } from "./feeds/index.js";
+import { maintenanceOperations } from "./maintenance/index.js";
 import { mediaOperations } from "./media/index.js";
 import { navOperations } from "./nav/index.js";
 import {
@@ -56,6 +57,7 @@ export const operations = [
   ...feedOperations,
   ...discoverOperations,
   ...sessionOperations,
+  ...maintenanceOperations,
 ] as const;
 
 /** One of the engine's operations. */
@@ -110,6 +112,11 @@ export type Engine = EngineApi & {
    * docs/custom-urls.md § Resolving an address).
    */
   resolve(path: string): Promise<Resolution>;
+  /**
+   * Throws 503 SITE_UNAVAILABLE when the operator's `siteAvailable` hook says the site is suspended
+   * (docs/hosting.md); adapters call it before authenticating a request.
+   */
+  checkSiteAvailable(operationId: string | null): Promise<void>;
 };
 
 const defaultConfig: EngineConfig = {
@@ -151,11 +158,21 @@ export function createEngine(deps: EngineDeps): Engine {
     settings: settingsStore.resolve(new Map()).settings,
     settingsStore,
     links: deps.links,
+    hooks: deps.hooks ?? {},
   };
   const siteSettings = (): Promise<SiteSettings> => settingsStore.current();
   // One read of the settings per call (none at all while the cached copy is fresh); an adapter that
   // read them for the same request passes them in.
+  // A suspended hosted site answers 503 to everything but the operator's own (internal) operations.
+  // @see docs/hosting.md
+  const checkSiteAvailable = async (operationId: string | null): Promise<void> => {
+    const hook = context.hooks.siteAvailable;
+    if (hook && !(await hook({ operationId }))) {
+      throw new EngineError("SITE_UNAVAILABLE", "This site is unavailable");
+    }
+  };
   const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) => {
+    if (operation.access !== "internal" && !options?.siteChecked) await checkSiteAvailable(operation.id);
     try {
       return await execute(
         { ...context, settings: options?.settings ?? (await siteSettings()) },
@@ -207,6 +224,7 @@ export function createEngine(deps: EngineDeps): Engine {
     close: () => context.db.destroy(),
     cleanupExpiredUploads: () => cleanupExpiredUploads(context),
     resolve: (path) => run(resolveAddress, { path }, publicCaller),
+    checkSiteAvailable,
   };
 }
 

@@ -87,6 +87,8 @@ export interface ExecuteOptions {
    * call does not read them again; the engine reads them otherwise.
    */
   settings?: EngineContext["settings"];
+  /** The adapter already asked the site-availability hook for this request (docs/hosting.md). */
+  siteChecked?: boolean;
 }
 
 /**

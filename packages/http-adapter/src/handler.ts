@@ -61,6 +61,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     if (path === "/api/mcp" && options.mcp) {
       let caller: Caller;
       try {
+        await engine.checkSiteAvailable(null);
         caller = await callerFor("owner", request, settings);
       } catch (err) {
         if (!isEngineError(err)) throw err;
@@ -88,12 +89,15 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     }
     const operation = engine.operations.get(match.route.operation);
     if (!operation) throw new Error(`Route ${match.route.path} names no operation`);
+    // A suspended site answers 503 before any auth; internal routes stay open to the operator.
+    if (operation.access !== "internal") await engine.checkSiteAvailable(operation.id);
     const caller = await callerFor(operation.access, request, settings, match.route.path);
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
         links: linksFor(prefix, siteOrigin ?? url.origin),
         settings,
+        siteChecked: true,
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
       if (isRawAnswer(result)) return rawResponse(request, result);

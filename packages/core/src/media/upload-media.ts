@@ -3,6 +3,7 @@ import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { classifyFileType, type FileType } from "../files/file-types.js";
 import { inspectStoredFile } from "../files/inspect-file.js";
+import { checkMediaQuota } from "../files/media-quota.js";
 import { checkPosterType, storePoster } from "../files/poster-frame.js";
 import { mediaKeys } from "../files/storage-keys.js";
 import { storeBody } from "../files/stored-file.js";
@@ -42,11 +43,15 @@ export const uploadMedia = defineOperation({
   input: uploadMediaInput,
   run: async (ctx, input) => {
     requireStorage(ctx);
+    // The size is known only once the bytes are read: a quota already used up refuses before, and
+    // the received size is checked after, deleting what was stored (docs/hosting.md).
+    await checkMediaQuota(ctx, { bytes: null, stage: "upload-start" });
     const now = ctx.clock.now();
     const mediaId = ctx.ids.generate("med");
     const written: string[] = [];
     try {
       const file = await receiveFile(ctx, input, { mediaId, now, written });
+      await checkMediaQuota(ctx, { bytes: file.size, stage: "upload" });
       const trailing = ctx.trailingInput ? await ctx.trailingInput() : {};
       const poster = posterOf(input, trailing);
       let posterKey: string | null = null;

@@ -5,6 +5,7 @@ import type { EngineContext } from "../deps.js";
 import { conflict, EngineError, invalidField, isEngineError } from "../errors.js";
 import { classifyFileType } from "../files/file-types.js";
 import { inspectStoredFile } from "../files/inspect-file.js";
+import { checkMediaQuota } from "../files/media-quota.js";
 import { hashStoredObject } from "../files/stored-file.js";
 import { requireStorage, storageFailure } from "../files/stored-objects.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../media/media-details.js";
@@ -63,6 +64,8 @@ export const completeUpload = defineOperation({
     const claim = await claimCompletion(ctx, session.id);
     const hold = holdClaim(ctx, claim);
     try {
+      // The quota may have filled since init (docs/hosting.md): checked before the parts are joined.
+      await checkMediaQuota(ctx, { bytes: Number(session.size), stage: "complete" });
       const row = await prepareMediaRow(ctx, session, input, parts).catch((err: unknown) => {
         throw isEngineError(err) ? err : storageFailure(ctx, err);
       });
@@ -74,8 +77,8 @@ export const completeUpload = defineOperation({
       );
     } catch (err) {
       await hold.stop();
-      if (isEngineError(err) && err.code === "VALIDATION_ERROR") {
-        // The file failed its checks: the session ends aborted, its bytes deleted.
+      if (isEngineError(err) && (err.code === "VALIDATION_ERROR" || err.code === "MEDIA_QUOTA_EXCEEDED")) {
+        // The file failed its checks or does not fit the quota: the session ends aborted, its bytes deleted.
         if (await settleClaim(ctx, { claim, to: "aborted" })) await discardSessionUploads(ctx, session);
       } else {
         // The store or the database failed: the bytes stay, and the client may complete again.

@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { classifyFileType, type FileType, servingOf } from "../files/file-types.js";
+import { checkMediaQuota } from "../files/media-quota.js";
 import { checksumParam } from "../files/sha256.js";
 import { mediaKeys } from "../files/storage-keys.js";
 import { requireStorage, storageFailure } from "../files/stored-objects.js";
@@ -53,6 +54,7 @@ export const initUpload = defineOperation({
     if (input.size > ctx.config.uploadMaxBytes) {
       throw invalidField("size", `Files may be at most ${ctx.config.uploadMaxBytes} bytes`);
     }
+    await checkMediaQuota(ctx, { bytes: input.size, stage: "init" });
     const now = ctx.clock.now();
     const id = ctx.ids.generate("upl");
     const mediaId = ctx.ids.generate("med");
