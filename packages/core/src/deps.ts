@@ -95,9 +95,9 @@ export interface EngineConfig {
   /** Part size of a `multipartRelay` (raised when a file would need more than 10,000 parts). */
   uploadPartSize: number;
   /**
-   * How long, in seconds, the engine serves the site's settings from memory before reading the
-   * store again, so that another engine's write on the same database is seen (0: read on every
-   * call). Its own writes take effect at once. @see docs/settings.md § Caching
+   * No longer read: the engine keeps the site's settings while the site content version has not
+   * moved, so every settings write, of this engine or another, is seen on the next read.
+   * @deprecated kept so existing configurations still type-check. @see docs/settings.md § Caching
    */
   settingsCacheSeconds: number;
 }

@@ -8,6 +8,7 @@ import { customUrlOperations, type Resolution } from "./custom-urls/index.js";
 import { resolveAddress } from "./custom-urls/resolve-address.js";
 import { detectDialect, dialectNamed } from "./db/dialect.js";
 import { migrateToLatest } from "./db/migrate.js";
+import { SiteVersionReader } from "./db/site-version.js";
 import type { EngineConfig, EngineContext, EngineDeps, Logger, SiteSettings } from "./deps.js";
 import { EngineError } from "./errors.js";
 import { exportOperations } from "./export/index.js";
@@ -94,6 +95,12 @@ export type Engine = EngineApi & {
   ): Promise<OperationOutput<OperationById<Id>>>;
   /** The site settings in effect now: the one place adapters read what a site owner may change. */
   siteSettings(): Promise<SiteSettings>;
+  /**
+   * The site content version now (a counter every write to public content or the settings moves,
+   * db/site-version.ts) with the settings in effect at it: what a cache of public answers is keyed
+   * by. One read of one row per call (shared by concurrent calls). @see docs/caching.md
+   */
+  siteState(): Promise<{ version: string; settings: SiteSettings }>;
   /** Applies pending database migrations; returns their names. */
   migrate(): Promise<string[]>;
   /** True when the database answers. */
@@ -142,10 +149,9 @@ export function createEngine(deps: EngineDeps): Engine {
   const fallbacks = checkFallbacks(deps.settings ?? {});
   const settingsStore = new SettingsStore({
     db: deps.db,
-    clock,
     logger,
     fallbacks,
-    ttlSeconds: config.settingsCacheSeconds,
+    siteVersion: new SiteVersionReader(deps.db),
   });
   const context: EngineContext = {
     db: deps.db,
@@ -210,6 +216,10 @@ export function createEngine(deps: EngineDeps): Engine {
       return run(operation, input, caller, options);
     },
     siteSettings,
+    siteState: async () => {
+      const state = await settingsStore.state();
+      return { version: state.version, settings: state.resolved.settings };
+    },
     migrate: () => migrateToLatest(context.db, undefined, context.dialect),
     isReady: async () => {
       try {

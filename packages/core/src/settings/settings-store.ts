@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
-import type { Clock, Logger, SiteSettings } from "../deps.js";
+import type { SiteVersionReader } from "../db/site-version.js";
+import type { Logger, SiteSettings } from "../deps.js";
 import { EngineError } from "../errors.js";
 import {
   type SettingDefinition,
@@ -136,25 +137,31 @@ export function isEditableKey(key: string): key is SettingKey {
   return settingDefinition(key)?.editable === true;
 }
 
+/** The settings in effect with the site version they were read at. */
+export interface SiteState {
+  /** The site content version (db/site-version.ts) the settings were read at or after. */
+  version: string;
+  resolved: ResolvedSettings;
+}
+
 /**
- * The site's settings as one engine keeps them. Reading them costs no query while the cached copy
- * is younger than `ttlSeconds` (by the engine's clock); the engine's own writes replace the copy
- * when they commit, so they take effect at once. Another engine on the same database sees a
- * write once its copy expires. Concurrent readers of an expired copy share one query.
+ * The site's settings as one engine keeps them, keyed by the site content version: each read asks
+ * the version (one read of one row, shared by concurrent callers; db/site-version.ts) and keeps
+ * the copy while it has not moved. Every settings write moves the version in its transaction, so
+ * a write of this engine or of any other process on the same database is seen on the next read,
+ * without a time to live. The engine's own writes also replace the copy when they commit.
+ * Concurrent readers of a stale copy share one query.
  */
 export class SettingsStore {
-  private cached: { resolved: ResolvedSettings; loadedAt: number } | undefined;
-  private loading: Promise<ResolvedSettings> | undefined;
-  /** Bumped by every replacement, so that a load begun before a write does not overwrite it. */
-  private generation = 0;
+  private cached: { resolved: ResolvedSettings; version: string | undefined } | undefined;
+  private loading: { version: string; promise: Promise<ResolvedSettings> } | undefined;
 
   constructor(
     private readonly deps: {
       db: Kysely<Database>;
-      clock: Clock;
       logger: Logger;
       fallbacks: Partial<SiteSettings>;
-      ttlSeconds: number;
+      siteVersion: SiteVersionReader;
     },
   ) {}
 
@@ -163,29 +170,49 @@ export class SettingsStore {
     return this.deps.fallbacks;
   }
 
-  /** The settings in effect, from memory while the copy is fresh. */
+  /** The settings in effect, from memory while the site version has not moved. */
   async current(): Promise<SiteSettings> {
-    return (await this.resolved()).settings;
+    return (await this.state()).resolved.settings;
   }
 
-  /** Every key in effect, from memory while the copy is fresh. */
+  /** Every key in effect, from memory while the site version has not moved. */
   async resolved(): Promise<ResolvedSettings> {
+    return (await this.state()).resolved;
+  }
+
+  /**
+   * The site version now and the settings in effect at it. The version is read first, the store
+   * only if it moved: the settings returned are never older than the version returned (a write
+   * committing in between makes them newer, and moves the version the next reader sees).
+   */
+  async state(): Promise<SiteState> {
+    const version = await this.deps.siteVersion.read();
     const cached = this.cached;
-    if (cached && this.deps.clock.now() - cached.loadedAt < this.deps.ttlSeconds) return cached.resolved;
-    this.loading ??= this.load();
-    return this.loading;
+    if (cached && cached.version === version) return { version, resolved: cached.resolved };
+    if (this.loading?.version !== version) {
+      const promise = this.load(version);
+      const loading = { version, promise };
+      this.loading = loading;
+      promise.then(
+        () => this.loading === loading && (this.loading = undefined),
+        () => this.loading === loading && (this.loading = undefined),
+      );
+    }
+    return { version, resolved: await (this.loading as { promise: Promise<ResolvedSettings> }).promise };
   }
 
-  /** Reads the store now, whatever the age of the copy, and keeps what it read. */
-  fresh(): Promise<ResolvedSettings> {
-    return this.load();
+  /** Reads the store now, whatever the version, and keeps what it read. */
+  async fresh(): Promise<ResolvedSettings> {
+    return this.load(await this.deps.siteVersion.read());
   }
 
-  /** Keeps what a write of this engine committed; readers see it at once. */
+  /**
+   * Keeps what a write of this engine committed, so that it takes effect at once; the next read
+   * of a moved version (the write moved it) reads the store again.
+   */
   replace(resolved: ResolvedSettings): void {
-    this.generation += 1;
     this.loading = undefined;
-    this.cached = { resolved, loadedAt: this.deps.clock.now() };
+    this.cached = { resolved, version: undefined };
   }
 
   /** Resolves stored overrides read from `db` with this engine's fallbacks. */
@@ -193,18 +220,14 @@ export class SettingsStore {
     return resolveSettings(stored, this.deps.fallbacks, this.deps.logger);
   }
 
-  private load(): Promise<ResolvedSettings> {
-    const generation = this.generation;
-    const loadedAt = this.deps.clock.now();
-    const loading = readStoredSettings(this.deps.db)
-      .then((stored) => {
-        const resolved = this.resolve(stored);
-        if (generation === this.generation) this.cached = { resolved, loadedAt };
-        return resolved;
-      })
-      .finally(() => {
-        if (this.loading === loading) this.loading = undefined;
-      });
-    return loading;
+  /**
+   * Reads the store and keeps the copy under `version`, read before it: the copy is never older
+   * than its version, so a reader that sees the same version may use it. (A copy kept under an
+   * older version than another's only costs one more read.)
+   */
+  private async load(version: string): Promise<ResolvedSettings> {
+    const resolved = this.resolve(await readStoredSettings(this.deps.db));
+    this.cached = { resolved, version };
+    return resolved;
   }
 }

@@ -1,6 +1,7 @@
 import type { KyselyPlugin } from "kysely";
 import { describe, expect, it } from "vitest";
 import { codeOf, openTestEngine } from "../../test/support.js";
+import { SiteVersionReader } from "../db/site-version.js";
 import { createEngine } from "../engine.js";
 import { isEngineError } from "../errors.js";
 import { fixedClock } from "../shared/time.js";
@@ -396,40 +397,54 @@ describe("settings in effect", () => {
     expect(await ids(2024)).toEqual([post.id]);
   });
 
-  it("another engine on the database sees a write once its cached copy is older than settingsCacheSeconds", async () => {
+  it("another engine on the database sees a write on its next read (the site version moved)", async () => {
     const { engine, reopen, cleanup } = await createTestEngine();
-    const clock = fixedClock(1_700_000_000);
     const db = await reopen();
-    const other = createEngine({ db, clock, config: { settingsCacheSeconds: 5 } });
+    const other = createEngine({ db });
     try {
       expect((await other.siteSettings()).siteName).toBe("Quire");
       await engine.settings.update({ SITE_NAME: "Changed" });
-      // The writer sees its write at once; the other engine serves its copy until it expires.
       expect((await engine.siteSettings()).siteName).toBe("Changed");
-      clock.advance(4);
-      expect((await other.siteSettings()).siteName).toBe("Quire");
-      clock.advance(1);
       expect((await other.siteSettings()).siteName).toBe("Changed");
-      // GET reads the store, whatever the copy's age, and refreshes the copy.
-      await engine.settings.update({ SITE_NAME: "Again" });
-      expect((await other.settings.get({})).settings.SITE_NAME).toBe("Again");
-      expect((await other.siteSettings()).siteName).toBe("Again");
+      await engine.settings.delete({ key: "SITE_NAME" });
+      expect((await other.siteSettings()).siteName).toBe("Quire");
+      await engine.settings.import({ ADDITIONAL_LANGUAGES: "fr", MULTILINGUAL_ENABLED: "true" });
+      expect((await other.siteSettings()).additionalLanguages).toEqual(["fr"]);
     } finally {
       await db.destroy();
       await cleanup();
     }
   });
 
-  it("settingsCacheSeconds 0 reads the store on every call", async () => {
+  it("reads the settings table again only when the site version moved", async () => {
     const { engine, reopen, cleanup } = await createTestEngine();
-    const db = await reopen();
-    const other = createEngine({ db, config: { settingsCacheSeconds: 0 } });
+    const base = await reopen();
+    let settingsReads = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (args.node.kind === "SelectQueryNode") {
+          const from = JSON.stringify(args.node.from ?? {});
+          if (from.includes('"settings"')) settingsReads += 1;
+        }
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const db = base.withPlugin(counter);
+    const other = createEngine({ db });
     try {
-      expect((await other.siteSettings()).pageSize).toBe(25);
-      await engine.settings.update({ PAGE_SIZE: "50" });
-      expect((await other.siteSettings()).pageSize).toBe(50);
+      await other.siteSettings();
+      const first = settingsReads;
+      expect(first).toBe(1);
+      for (let i = 0; i < 5; i++) await other.siteSettings();
+      expect(settingsReads).toBe(first);
+      // A write to content other than the settings moves the version too: one more read.
+      await engine.posts.create({ format: "note", bodyMarkdown: "Hello" });
+      await other.siteSettings();
+      await other.siteSettings();
+      expect(settingsReads).toBe(first + 1);
     } finally {
-      await db.destroy();
+      await base.destroy();
       await cleanup();
     }
   });
@@ -487,10 +502,9 @@ describe("the cached copy", () => {
       const clock = fixedClock(1_700_000_000);
       const store = new SettingsStore({
         db: db.withPlugin(gate),
-        clock,
         logger: silent,
         fallbacks: {},
-        ttlSeconds: 5,
+        siteVersion: new SiteVersionReader(db),
       });
       try {
         const stale = store.current();

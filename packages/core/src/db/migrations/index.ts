@@ -9,6 +9,7 @@ import * as smartCollectionsNavFigures from "./006-smart-collections-nav-figures
 import * as customUrls from "./007-custom-urls.js";
 import * as translations from "./009-translations.js";
 import * as search from "./010-search.js";
+import * as siteVersion from "./011-site-version.js";
 import * as sessions from "./012-sessions.js";
 
 /**
@@ -26,5 +27,6 @@ export const migrations: Record<string, Migration> = {
   "007-custom-urls": customUrls,
   "009-translations": translations,
   "010-search": search,
+  "011-site-version": siteVersion,
   "012-sessions": sessions,
 };

@@ -1,0 +1,165 @@
+import { type Kysely, type KyselyPlugin, sql } from "kysely";
+import { describe, expect, it } from "vitest";
+import { createEngine } from "../engine.js";
+import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
+import type { Database } from "./schema.js";
+import { SiteVersionReader, tablesWithoutSiteVersion, tablesWithSiteVersion } from "./site-version.js";
+
+async function siteVersion(db: Kysely<Database>): Promise<bigint> {
+  const row = await db
+    .selectFrom("content_versions")
+    .select("version")
+    .where("name", "=", "site")
+    .executeTakeFirstOrThrow();
+  return BigInt(row.version);
+}
+
+async function tableNames(db: Kysely<Database>): Promise<string[]> {
+  const rows =
+    testDatabaseKind() === "postgres"
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables
+          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table'
+          and name not like 'sqlite_%' and name not like 'post_search_fts%'`.execute(db);
+  return rows.rows.map((row) => row.name).sort();
+}
+
+async function triggeredTables(db: Kysely<Database>): Promise<string[]> {
+  const rows =
+    testDatabaseKind() === "postgres"
+      ? await sql<{ name: string }>`select distinct c.relname as name from pg_trigger t
+          join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
+          where p.proname = 'bump_site_version' and c.relnamespace = current_schema()::regnamespace`.execute(
+          db,
+        )
+      : await sql<{ name: string }>`select distinct tbl_name as name from sqlite_master
+          where type = 'trigger' and sql like '%name = ''site''%'`.execute(db);
+  return rows.rows.map((row) => row.name).sort();
+}
+
+describe("the site version", () => {
+  it("every table moves it or is listed as one no public answer reads", async () => {
+    const { engine, cleanup } = await createTestEngine();
+    try {
+      const tables = await tableNames(engine.context.db);
+      const listed = new Set<string>([...tablesWithSiteVersion, ...tablesWithoutSiteVersion]);
+      expect(tables.filter((table) => !listed.has(table))).toEqual([]);
+      expect(await triggeredTables(engine.context.db)).toEqual([...tablesWithSiteVersion].sort());
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("moves with each kind of public content write, in the writing transaction, and not otherwise", async () => {
+    const { engine, cleanup } = await createTestEngine();
+    const db = engine.context.db;
+    try {
+      let last = await siteVersion(db);
+      const moved = async () => {
+        const now = await siteVersion(db);
+        const result = now > last;
+        last = now;
+        return result;
+      };
+      const post = await engine.posts.create({ format: "note", title: "One", bodyMarkdown: "Hello" });
+      expect(await moved()).toBe(true);
+      await engine.posts.update({ id: post.id, title: "Two" });
+      expect(await moved()).toBe(true);
+      const collection = await engine.collections.create({ slug: "things", title: "Things" });
+      expect(await moved()).toBe(true);
+      await engine.collections.addThread({ id: collection.id, threadId: post.id });
+      expect(await moved()).toBe(true);
+      await engine.navItems.create({ type: "link", label: "Home", url: "https://example.com/" });
+      expect(await moved()).toBe(true);
+      await engine.settings.update({ SITE_NAME: "Renamed" });
+      expect(await moved()).toBe(true);
+      await engine.posts.delete({ id: post.id });
+      expect(await moved()).toBe(true);
+      // Tokens are no public content.
+      await engine.tokens.create({ name: "ci" });
+      expect(await moved()).toBe(false);
+      // A write that is rolled back leaves the version where it was.
+      await db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.updateTable("settings").set({ updated_at: 1 }).execute();
+          await trx
+            .insertInto("settings")
+            .values({ key: "SITE_NAME", value: "x", updated_at: 0 })
+            .onConflict((oc) => oc.column("key").doUpdateSet({ value: "x" }))
+            .execute();
+          throw new Error("undo");
+        })
+        .catch(() => {});
+      expect(await moved()).toBe(false);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("a transaction writing many rows moves it (once on PostgreSQL)", async () => {
+    const { engine, cleanup } = await createTestEngine();
+    const db = engine.context.db;
+    try {
+      const before = await siteVersion(db);
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 20; i++) {
+          await trx
+            .insertInto("settings")
+            .values({ key: `X_${i}`, value: "1", updated_at: 0 })
+            .execute();
+        }
+      });
+      const after = await siteVersion(db);
+      if (testDatabaseKind() === "postgres") expect(after).toBe(before + 1n);
+      else expect(after).toBe(before + 20n);
+      // A second transaction moves it again: the once-per-transaction mark does not outlive it.
+      await db.deleteFrom("settings").where("key", "like", "X_%").execute();
+      expect(await siteVersion(db)).toBeGreaterThan(after);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("another engine on the database reads the moved version on its next read", async () => {
+    const { engine, reopen, cleanup } = await createTestEngine();
+    const db = await reopen();
+    const other = createEngine({ db });
+    try {
+      const first = (await other.siteState()).version;
+      expect((await other.siteState()).version).toBe(first);
+      await engine.posts.create({ format: "note", bodyMarkdown: "Hello" });
+      expect((await other.siteState()).version).not.toBe(first);
+    } finally {
+      await db.destroy();
+      await cleanup();
+    }
+  });
+
+  it("concurrent readers share reads: a burst costs at most two queries, each begun after its callers asked", async () => {
+    const { reopen, cleanup } = await createTestEngine();
+    const base = await reopen();
+    let reads = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (args.result.rows.length === 1 && "version" in (args.result.rows[0] as object)) reads += 1;
+        return args.result;
+      },
+    };
+    const reader = new SiteVersionReader(base.withPlugin(counter));
+    try {
+      const versions = await Promise.all(Array.from({ length: 20 }, () => reader.read()));
+      expect(new Set(versions).size).toBe(1);
+      expect(reads).toBeLessThanOrEqual(2);
+      // Sequential reads each make their own query.
+      const before = reads;
+      await reader.read();
+      await reader.read();
+      expect(reads).toBe(before + 2);
+    } finally {
+      await base.destroy();
+      await cleanup();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the triggers are created on a database of any shape
+import { type CompiledQuery, type Kysely, sql } from "kysely";
+import type { Database } from "./schema.js";
+
+/**
+ * The site content version: row `site` of `content_versions`, a counter every write to what a
+ * public answer or the settings are made of moves, in the writing transaction itself (triggers of
+ * migration 011 and later). A reader that sees the same version as before knows nothing it may
+ * show has changed, in this process or in any other sharing the database; there is no time to live.
+ * @see docs/caching.md § The site version
+ */
+export const siteVersionName = "site";
+
+/**
+ * The tables whose rows public answers and the settings are made of. Each has a trigger that moves
+ * the site version. A later migration that adds such a table calls {@link addSiteVersionTriggers}
+ * for it; one that adds a table no public answer reads lists it in {@link tablesWithoutSiteVersion}
+ * (a test checks that every table is in one list or the other).
+ */
+export const tablesWithSiteVersion = [
+  "posts",
+  "media",
+  "site_addresses",
+  "custom_urls",
+  "settings",
+  "smart_collections",
+  "nav_items",
+  "collections",
+  "collection_threads",
+  "collection_figures",
+  "directory_items",
+  "post_search",
+] as const;
+
+/** Tables no public answer (nor the settings) is made of: their writes leave the site version. */
+export const tablesWithoutSiteVersion = [
+  "api_tokens",
+  "upload_sessions",
+  "upload_parts",
+  "maintenance_cursors",
+  "nav_lock",
+  "directory_lock",
+  "content_versions",
+  "owner_credentials",
+  "sessions",
+  "github_sync_connection",
+  "github_sync_files",
+  "github_sync_deliveries",
+  "quire_migrations",
+  "quire_migrations_lock",
+] as const;
+
+/**
+ * Adds the triggers that move the site version on every insert, update and delete of `tables`.
+ *
+ * - SQLite: a row trigger per event (SQLite has no statement triggers); the UPDATE of one row by
+ *   primary key in the writer's transaction, which already holds the file's write lock.
+ * - PostgreSQL: a constraint trigger per table, deferred to commit (so the counter row is locked
+ *   only while a writer commits, never while it waits on another lock, as 006's `threads` triggers),
+ *   whose function moves the counter once per transaction: the first firing marks the transaction
+ *   (a transaction-local setting) and the others return at once. A bulk write of thousands of rows
+ *   costs one UPDATE, not thousands.
+ */
+export async function addSiteVersionTriggers(
+  db: Kysely<any>,
+  dialect: "sqlite" | "postgres",
+  tables: readonly string[],
+): Promise<void> {
+  const bump = sql`update content_versions set version = version + 1 where name = 'site'`;
+  if (dialect === "sqlite") {
+    for (const table of tables) {
+      for (const event of ["insert", "update", "delete"]) {
+        const name = sql.raw(`${table}_${event}_site_version`);
+        await sql`create trigger ${name} after ${sql.raw(event)} on ${sql.table(table)} begin ${bump}; end`.execute(
+          db,
+        );
+      }
+    }
+    return;
+  }
+  for (const table of tables) {
+    await sql`create constraint trigger ${sql.raw(`${table}_site_version`)}
+      after insert or update or delete on ${sql.table(table)} deferrable initially deferred
+      for each row execute function bump_site_version()`.execute(db);
+  }
+}
+
+/** The PostgreSQL function behind the triggers (see {@link addSiteVersionTriggers}). */
+export async function createSiteVersionFunction(db: Kysely<any>): Promise<void> {
+  await sql`create or replace function bump_site_version() returns trigger language plpgsql as $$
+    begin
+      if current_setting('quire.site_version_moved', true) = 'on' then return null; end if;
+      perform set_config('quire.site_version_moved', 'on', true);
+      update content_versions set version = version + 1 where name = 'site';
+      return null;
+    end $$`.execute(db);
+}
+
+/**
+ * Reads the site version for one engine: one read of one row by primary key, compiled once.
+ * Concurrent callers share a read, but only one that starts after they asked: a read already under
+ * way may have begun before a write that committed just before the caller asked, so a caller that
+ * arrives during a read waits for the next one (which all callers arriving meanwhile share). Every
+ * caller thus gets a version read after its call began, and under load a burst of requests costs
+ * one query instead of one each.
+ */
+export class SiteVersionReader {
+  private readonly query: CompiledQuery;
+  private running: Promise<string> | undefined;
+  private queued: Promise<string> | undefined;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.query = db
+      .selectFrom("content_versions")
+      .select("version")
+      .where("name", "=", siteVersionName)
+      .compile();
+  }
+
+  /** The version as text (a decimal integer); `none` on a database before migration 011. */
+  read(): Promise<string> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.start();
+    const after = this.running;
+    this.queued = after.then(
+      () => this.startQueued(),
+      () => this.startQueued(),
+    );
+    return this.queued;
+  }
+
+  private startQueued(): Promise<string> {
+    this.queued = undefined;
+    return this.start();
+  }
+
+  private start(): Promise<string> {
+    const running = this.db
+      .executeQuery<{ version: number | string | bigint }>(this.query)
+      .then((result) => {
+        const row = result.rows[0];
+        return row === undefined ? "none" : String(row.version);
+      })
+      .finally(() => {
+        if (this.running === running) this.running = undefined;
+      });
+    this.running = running;
+    return running;
+  }
+}
