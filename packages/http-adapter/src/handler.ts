@@ -18,10 +18,12 @@ import { formInput } from "./form-input.js";
 import { linksFor } from "./links.js";
 import { openApiDocument } from "./openapi.js";
 import type { HandlerOptions } from "./options.js";
+import { createRateLimits, isSearchRoute, setRetryAfter } from "./rate-limit.js";
 import { rawResponse } from "./raw-response.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
+import { createSessionPages } from "./sessions.js";
 import { streamInput } from "./stream-input.js";
 import { streamedResponse } from "./streamed-response.js";
 import { inputFromText } from "./text-input.js";
@@ -45,6 +47,9 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   const logger = options.logger ?? engine.context.logger;
   const siteOrigin = options.siteOrigin?.replace(/\/+$/, "");
   let openApi: ReturnType<typeof openApiDocument> | undefined;
+  // Sign-in pages and per-client limits (docs/authentication.md).
+  const limits = createRateLimits(options);
+  const sessionPages = createSessionPages(engine, options, limits);
 
   async function respond(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -58,6 +63,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       return (await engine.isReady()) ? json({ status: "ok" }) : json({ status: "unavailable" }, 503);
     }
     if (path === null) return errorOf("NOT_FOUND", `No route for ${url.pathname}`);
+    const page = await sessionPages?.(request, path, prefix);
+    if (page) return page;
     if (path === "/api/mcp" && options.mcp) {
       let caller: Caller;
       try {
@@ -92,6 +99,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     // A suspended site answers 503 before any auth; internal routes stay open to the operator.
     if (operation.access !== "internal") await engine.checkSiteAvailable(operation.id);
     const caller = await callerFor(operation.access, request, settings, match.route.path);
+    if (isSearchRoute(match.route.path)) await limits.check("search", request);
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
@@ -159,6 +167,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         logger.error("unexpected error", { method: request.method, url: request.url, error: describe(err) });
       }
       response = errorResponse(err);
+      setRetryAfter(response, err);
     }
     // RFC 9110 § 11.6.1: a 401 names the scheme that would succeed.
     if (response.status === 401 && !response.headers.has("www-authenticate")) {

@@ -1,4 +1,5 @@
 import type { Caller, Links, Logger } from "@quire/core";
+import type { RateLimitOptions } from "./rate-limit.js";
 
 /**
  * How a handler is mounted and secured. What a site owner may change (the path prefix, whether the
@@ -50,6 +51,33 @@ export interface HandlerOptions {
    * @see docs/errors.md
    */
   warnUnknownFields?: boolean;
+  /**
+   * Owner sign-in with a session cookie: serves `GET`/`POST /signin` and `POST /signout` (under
+   * the site prefix) and accepts the cookie wherever a token is accepted, after `authenticate` and
+   * Bearer tokens. Unset, no cookie is read and those paths are absent. @see docs/authentication.md
+   */
+  sessions?: SessionOptions | undefined;
+  /**
+   * Per-client limits on sign-in attempts and search (`RATE_LIMIT_ENABLED`,
+   * `RATE_LIMIT_SEARCH_PER_MIN`), keyed by `clientAddress`; `false` turns them off. Default:
+   * 10 sign-in attempts a minute, search unlimited. @see docs/authentication.md § Rate limits
+   */
+  rateLimit?: RateLimitOptions | false | undefined;
   /** Where unexpected errors are reported; defaults to the engine's logger. */
   logger?: Logger;
+}
+
+/** The session cookie's settings (the handler's `sessions` option). */
+export interface SessionOptions {
+  /** Signs the cookie (HMAC-SHA256): `AUTH_SECRET`, at least 32 characters. Changing it ends every session. */
+  secret: string;
+  /** The cookie's name; default `quire_session`. */
+  cookieName?: string;
+  /** How long a session lasts, in seconds; default 30 days (at most 400 days). */
+  maxAgeSeconds?: number;
+  /**
+   * Whether the cookie is `Secure`. Default: when the request arrived over https or `siteOrigin`
+   * is https. Behind a proxy that ends TLS, pass a function (e.g. reading `X-Forwarded-Proto`).
+   */
+  secure?: boolean | ((request: Request) => boolean);
 }
