@@ -169,8 +169,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const siteSettings = (): Promise<SiteSettings> => settingsStore.current();
   // One read of the settings per call (none at all while the cached copy is fresh); an adapter that
   // read them for the same request passes them in.
-  // A suspended hosted site answers 503 to everything but the operator's own (internal) operations.
-  // @see docs/hosting.md
+  // A suspended hosted site answers 503 to everything but the operator: internal operations, and
+  // any operation called as the internal admin. @see docs/hosting.md
   const checkSiteAvailable = async (operationId: string | null): Promise<void> => {
     const hook = context.hooks.siteAvailable;
     if (hook && !(await hook({ operationId }))) {
@@ -178,7 +178,9 @@ export function createEngine(deps: EngineDeps): Engine {
     }
   };
   const run = async (operation: AnyOperation, input: unknown, caller: Caller, options?: ExecuteOptions) => {
-    if (operation.access !== "internal" && !options?.siteChecked) await checkSiteAvailable(operation.id);
+    if (operation.access !== "internal" && caller.role !== "internal" && !options?.siteChecked) {
+      await checkSiteAvailable(operation.id);
+    }
     try {
       return await execute(
         { ...context, settings: options?.settings ?? (await siteSettings()) },
