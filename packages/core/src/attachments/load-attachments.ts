@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 import type { MediaRow } from "../files/media-rows.js";
 
@@ -9,13 +10,7 @@ export async function loadAttachments(
 ): Promise<Map<string, MediaRow[]>> {
   const byPost = new Map<string, MediaRow[]>();
   if (postIds.length === 0) return byPost;
-  const rows = await db
-    .selectFrom("media")
-    .selectAll()
-    .where("post_id", "in", postIds)
-    .orderBy("post_id")
-    .orderBy("position")
-    .execute();
+  const rows = await attachmentsOf.execute(db, { postIds });
   for (const row of rows) {
     const postId = row.post_id as string;
     const list = byPost.get(postId);
@@ -24,3 +19,13 @@ export async function loadAttachments(
   }
   return byPost;
 }
+
+/** Compiled once (db/compiled.ts): one SQL text for any number of posts. */
+const attachmentsOf = compiled<{ postIds: string[] }>()((db, p) =>
+  db
+    .selectFrom("media")
+    .selectAll()
+    .where("post_id", "in", p.list("postIds"))
+    .orderBy("post_id")
+    .orderBy("position"),
+);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 import type { PostRow } from "./post-query.js";
 
@@ -16,12 +17,7 @@ export async function withReadableParents<Row extends PostRow>(
 ): Promise<Row[]> {
   const nested = rows.filter((row) => row.reply_to_id !== null && row.reply_to_id !== row.thread_id);
   if (nested.length === 0) return rows;
-  const drafts = await db
-    .selectFrom("posts")
-    .select(["id", "reply_to_id"])
-    .where("thread_id", "in", [...new Set(nested.map((row) => row.thread_id))])
-    .where("status", "=", "draft")
-    .execute();
+  const drafts = await draftsOf.execute(db, { threadIds: [...new Set(nested.map((row) => row.thread_id))] });
   const parentOf = new Map(drafts.map((draft) => [draft.id, draft.reply_to_id]));
   for (const row of nested) {
     let parent = row.reply_to_id;
@@ -32,3 +28,12 @@ export async function withReadableParents<Row extends PostRow>(
   }
   return rows;
 }
+
+/** The draft posts of some Threads (their IDs and parents); compiled once (db/compiled.ts). */
+const draftsOf = compiled<{ threadIds: string[] }>()((db, p) =>
+  db
+    .selectFrom("posts")
+    .select(["id", "reply_to_id"])
+    .where("thread_id", "in", p.list("threadIds"))
+    .where("status", "=", "draft"),
+);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 import type { PostRow } from "../posts/post-query.js";
 import { asReplyRow, type StoredPost } from "./thread-rows.js";
@@ -28,7 +29,7 @@ export async function loadFolds(db: Kysely<Database>, roots: PostRow[]): Promise
   const folds = new Map<string, FoldRows>(roots.map((root) => [root.id, emptyFold()]));
   const threadIds = roots.filter((root) => root.thread_reply_count > 0).map((root) => root.id);
   if (threadIds.length === 0) return folds;
-  const rows = await foldQuery(db, threadIds).execute();
+  const rows = await foldQuery.execute(db, { threadIds });
 
   const byThread = new Map<string, NumberedReply[]>();
   for (const row of rows) {
@@ -43,8 +44,12 @@ export async function loadFolds(db: Kysely<Database>, roots: PostRow[]): Promise
   return folds;
 }
 
-/** The fold rows of some Threads: the inner query numbers replies, the outer reads the kept ones. */
-export function foldQuery(db: Kysely<Database>, threadIds: string[]) {
+/**
+ * The fold rows of some Threads: the inner query numbers replies, the outer reads the kept ones.
+ * Compiled once (db/compiled.ts): the Thread IDs are one list parameter, so every page runs the
+ * same SQL text and the driver prepares it once per connection.
+ */
+export const foldQuery = compiled<{ threadIds: string[] }>()((db, p) => {
   const numbered = db
     .selectFrom("posts as q")
     .select((eb) => [
@@ -54,7 +59,7 @@ export function foldQuery(db: Kysely<Database>, threadIds: string[]) {
       ),
       sql<number>`count(*) over (partition by ${eb.ref("q.thread_id")})`.as("n"),
     ])
-    .where("q.thread_id", "in", threadIds)
+    .where("q.thread_id", "in", p.list("threadIds"))
     .where("q.status", "=", "published")
     // Not the root: in the index, unlike `reply_to_id`.
     .whereRef("q.id", "<>", "q.thread_id")
@@ -70,7 +75,7 @@ export function foldQuery(db: Kysely<Database>, threadIds: string[]) {
         eb("f.rn", ">", sql<number>`${eb.ref("f.n")} - ${trailingCount}`),
       ]),
     );
-}
+});
 
 /** A reply with its place among the Thread's published replies (`rn`, from 1) and their count (`n`). */
 type NumberedReply = StoredPost & { rn: number; n: number };
