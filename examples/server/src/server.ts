@@ -22,6 +22,9 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Sign-in attempts a client may make per minute (docs/authentication.md § Rate limits). */
+export const signInAttemptsPerMinute = 10;
+
 /** Options for {@link startServer}. */
 export interface StartServerOptions {
   /** Run pending migrations first (default true). A worker process leaves it to the primary. */
@@ -37,7 +40,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   // Generated on first start when AUTH_SECRET is unset, so it is stable before sessions need it.
-  await resolveAuthSecret(config);
+  const authSecret = await resolveAuthSecret(config);
   const storage = await createStorage(config, env);
   const engine = await openEngine(config, logger, storage);
   if (options.migrate !== false) await migrateOrClose(engine, logger);
@@ -53,6 +56,19 @@ export async function startServer(
     requestBody: (request) => bridge.rawBody(request),
     // POST /api/mcp: the MCP tools over JSON-RPC, behind the same authentication (docs/mcp.md).
     mcp: createMcpHandler(engine),
+    // Owner sign-in at /signin: a session cookie signed with AUTH_SECRET, Secure behind https
+    // (SITE_ORIGIN https, or X-Forwarded-Proto https from a trusted proxy). docs/authentication.md
+    sessions: {
+      secret: authSecret,
+      secure: (request) =>
+        new URL(request.url).protocol === "https:" ||
+        (config.site.origin ?? "").startsWith("https:") ||
+        (config.trustProxy && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https"),
+    },
+    // Per client (the proxy's forwarded address when TRUST_PROXY=true), in this process's memory.
+    rateLimit: config.rateLimit.enabled
+      ? { signInPerMinute: signInAttemptsPerMinute, searchPerMinute: config.rateLimit.searchPerMinute }
+      : false,
     logger,
   });
   // Local files are served here; S3 and R2 objects are served by their own public URLs.
