@@ -127,14 +127,14 @@ describe("search.reindex", () => {
       .insertInto("post_search")
       .values({ post_id: draft.id, search_text: "hidden draft" })
       .execute();
-    expect((await engine.posts.search({ q: "harbour" })).posts ?? []).toHaveLength(0);
+    expect((await engine.posts.search({ q: "harbour" })).count).toBe(0);
 
     const pages = await walkPages((cursor) => engine.search.reindex({ cursor, limit: 3 }));
     expect(pages.map((page) => page.processed)).toEqual([3, 1]);
     expect(pages.reduce((sum, page) => sum + page.indexed, 0)).toBe(3);
     expect(await searchRows(engine)).toEqual([a.id, b.id, c.id].sort());
     const found = await engine.posts.search({ q: "harbour" });
-    expect(JSON.stringify(found)).toContain(a.id);
+    expect(found.results.map((result) => result.id).sort()).toEqual([a.id, c.id].sort());
 
     // Running it again changes nothing.
     const again = await engine.search.reindex({ limit: 1000 });
