@@ -6,6 +6,9 @@ import { errorResponse, json } from "./responses.js";
 import { sessionCookies } from "./session-cookie.js";
 import { statusOf } from "./status.js";
 
+/** Longest session: 400 days, the most a browser keeps a cookie (as core's sessions.signIn allows). */
+const maxSessionSeconds = 400 * 24 * 60 * 60;
+
 /** Largest sign-in body read, in bytes (a password is at most 1024 characters). */
 export const maxSignInBodyBytes = 8 * 1024;
 
@@ -25,9 +28,16 @@ export function createSessionPages(
   options: HandlerOptions,
   limits: RateLimits,
 ): SessionPages | null {
-  const cookies = sessionCookies(options);
-  if (!cookies) return null;
+  const found = sessionCookies(options);
+  if (!found) return null;
+  const cookies = found;
   const maxAgeSeconds = options.sessions?.maxAgeSeconds;
+  if (
+    maxAgeSeconds !== undefined &&
+    !(Number.isInteger(maxAgeSeconds) && maxAgeSeconds >= 60 && maxAgeSeconds <= maxSessionSeconds)
+  ) {
+    throw new Error(`sessions.maxAgeSeconds must be a whole number from 60 to ${maxSessionSeconds}`);
+  }
 
   async function signIn(request: Request, prefix: string): Promise<Response> {
     const html = wantsHtml(request);

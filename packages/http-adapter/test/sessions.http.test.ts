@@ -238,6 +238,13 @@ describe("sign-in pages", () => {
     expect(plain.status).toBe(401);
   });
 
+  it("refuse a short secret or an out-of-range session lifetime when the handler is built", async () => {
+    await expect(createTestSite({ sessions: { secret: "too-short" } })).rejects.toThrow(/at least 32/);
+    await expect(createTestSite({ sessions: { secret, maxAgeSeconds: 10 } })).rejects.toThrow(
+      /maxAgeSeconds/,
+    );
+  });
+
   it("let the embedder's authenticate hook decide first", async () => {
     const site = await signInSite({
       authenticate: (req) => (req.headers.get("x-app-user") ? { role: "owner" } : null),
@@ -256,13 +263,14 @@ describe("cross-site writes with the session cookie", () => {
         headers: { cookie, "content-type": "application/json", ...headers },
         body: newPost,
       });
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "null" },
       {},
       { "sec-fetch-site": "cross-site" },
       { "sec-fetch-site": "same-site", origin: "https://other.localhost" },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect((res.json() as { code: string }).code).toBe("FORBIDDEN");
