@@ -32,6 +32,7 @@ import { checkFallbacks, SettingsStore } from "./settings/settings-store.js";
 import { randomIds } from "./shared/ids.js";
 import { systemClock } from "./shared/time.js";
 import { smartCollectionOperations } from "./smart-collections/index.js";
+import { telegramOperations } from "./telegram/index.js";
 import { threadOperations } from "./threads/index.js";
 import { translationOperations } from "./translations/index.js";
 import { cleanupExpiredUploads, type UploadCleanup, uploadOperations } from "./uploads/index.js";
@@ -57,6 +58,7 @@ export const operations = [
   ...exportOperations,
   ...feedOperations,
   ...discoverOperations,
+  ...telegramOperations,
   ...sessionOperations,
   ...maintenanceOperations,
 ] as const;

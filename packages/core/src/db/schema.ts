@@ -270,6 +270,51 @@ export interface DirectoryLockTable {
 }
 
 /** Every table the engine reads and writes. */
+/** The chat-bot's one row (id `bot`): token, webhook secret and address (docs/telegram.md). */
+export interface TelegramBotTable {
+  id: string;
+  bot_token: string;
+  bot_username: string | null;
+  webhook_secret: string;
+  webhook_url: string;
+  api_base_url: string;
+  connected_at: number;
+}
+
+/** A one-time code a chat sends as `/start <code>` to bind itself, until `expires_at`. */
+export interface TelegramBindCodesTable {
+  code: string;
+  expires_at: number;
+  created_at: number;
+}
+
+/** A chat whose messages are published. */
+export interface TelegramChatsTable {
+  chat_id: string;
+  chat_type: string;
+  title: string | null;
+  bound_at: number;
+}
+
+/** A received update, claimed by its `update_id`: `processing`, then `done` or `failed`. */
+export interface TelegramUpdatesTable {
+  update_id: number;
+  state: string;
+  chat_id: string | null;
+  post_id: string | null;
+  error: string | null;
+  claimed_at: number;
+  finished_at: number | null;
+}
+
+/** An album (`<chat id>:<media_group_id>`): the post its messages join, and its writers' lease. */
+export interface TelegramAlbumsTable {
+  album_key: string;
+  post_id: string | null;
+  busy_until: number | null;
+  created_at: number;
+}
+
 export interface Database {
   posts: PostsTable;
   media: MediaTable;
@@ -292,4 +337,9 @@ export interface Database {
   directory_lock: DirectoryLockTable;
   owner_credentials: OwnerCredentialsTable;
   sessions: SessionsTable;
+  telegram_bot: TelegramBotTable;
+  telegram_bind_codes: TelegramBindCodesTable;
+  telegram_chats: TelegramChatsTable;
+  telegram_updates: TelegramUpdatesTable;
+  telegram_albums: TelegramAlbumsTable;
 }

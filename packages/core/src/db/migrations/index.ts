@@ -11,6 +11,7 @@ import * as translations from "./009-translations.js";
 import * as search from "./010-search.js";
 import * as siteVersion from "./011-site-version.js";
 import * as sessions from "./012-sessions.js";
+import * as telegram from "./014-telegram.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "010-search": search,
   "011-site-version": siteVersion,
   "012-sessions": sessions,
+  "014-telegram": telegram,
 };

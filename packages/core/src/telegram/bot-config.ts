@@ -1,0 +1,38 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Database, TelegramBotTable } from "../db/schema.js";
+import { type BotApi, botApi } from "./bot-api.js";
+
+/** The bot's one row. */
+export type BotRow = Selectable<TelegramBotTable>;
+
+/** The ID of the bot's one row. */
+export const botRowId = "bot";
+
+/** The bot's configuration, or undefined when none is connected. */
+export async function readBot(db: Kysely<Database>): Promise<BotRow | undefined> {
+  return db.selectFrom("telegram_bot").selectAll().where("id", "=", botRowId).executeTakeFirst();
+}
+
+/** A Bot API client for the connected bot, at the row's `api_base_url`. */
+export function apiFor(row: Pick<BotRow, "api_base_url" | "bot_token">): BotApi {
+  return botApi(row.api_base_url, row.bot_token);
+}
+
+/**
+ * True when `sent` is the secret, compared in constant time: both are hashed (SHA-256, Web Crypto)
+ * and the digests compared byte by byte without an early exit, so neither the time taken nor the
+ * lengths tell anything about the secret.
+ */
+export async function secretMatches(secret: string, sent: string | undefined): Promise<boolean> {
+  if (sent === undefined) return false;
+  const encoder = new TextEncoder();
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(secret)),
+    crypto.subtle.digest("SHA-256", encoder.encode(sent)),
+  ]);
+  const x = new Uint8Array(a);
+  const y = new Uint8Array(b);
+  let difference = 0;
+  for (let i = 0; i < x.length; i++) difference |= (x[i] as number) ^ (y[i] as number);
+  return difference === 0;
+}
