@@ -188,6 +188,8 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     // Tokens (internal)
     const token = await call("POST", "/api/internal/tokens", { name: "CI" });
     await call("GET", "/api/internal/tokens");
+    await call("GET", "/api/internal/tokens/health?staleDays=30");
+    await call("POST", "/api/internal/tokens/purge", { unusedDays: 365, dryRun: true });
     await call("DELETE", `/api/internal/tokens/${token.id}`);
     // Media and uploads (answered by the store this engine has; see docs/media.md)
     const png = pngBytes(4, 3, 64);
@@ -230,6 +232,10 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     await call("GET", "/feeds/featured/json");
     await call("GET", "/feeds/collections/travel/json");
     await call("POST", "/api/export/hugo", { drafts: false });
+    // Maintenance (internal): each call one bounded batch; pass nextCursor back until it is null
+    await call("POST", "/api/internal/uploads/cleanup", {});
+    await call("POST", "/api/internal/search/reindex", { limit: 2 });
+    await call("POST", "/api/internal/posts/rebuild-html", { dryRun: true, limit: 2 });
     // Refusals: what an error answer looks like
     const expectError = { "x-expect-error": "1" };
     await call("GET", "/api/posts?limit=abc", undefined, expectError);
