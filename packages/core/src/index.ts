@@ -42,7 +42,7 @@ export {
   isStreamedFile,
   type StreamedFile,
 } from "./export/index.js";
-export { entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
+export { entityTag, entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
 export type { MediaRecord } from "./media/index.js";
 export {

@@ -20,6 +20,7 @@ import { openApiDocument } from "./openapi.js";
 import type { HandlerOptions } from "./options.js";
 import { createRateLimits, isSearchRoute, setRetryAfter } from "./rate-limit.js";
 import { rawResponse } from "./raw-response.js";
+import { ResponseCache } from "./response-cache.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
 import { routes } from "./routes.js";
@@ -50,12 +51,16 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   // Sign-in pages and per-client limits (docs/authentication.md).
   const limits = createRateLimits(options);
   const sessionPages = createSessionPages(engine, options, limits);
+  // Public answers kept as bytes by site version, with ETags (docs/caching.md).
+  const responseCache = new ResponseCache(options.responseCache);
 
   async function respond(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (request.method === "OPTIONS")
       return new Response(null, { status: 204, headers: preflightHeaders(cors, request) });
-    const settings = await engine.siteSettings();
+    // The site version and the settings at it: one read of one row (docs/caching.md).
+    const site = await engine.siteState();
+    const settings = site.settings;
     const prefix = normalizePrefix(settings.sitePathPrefix);
     const path = stripPrefix(url.pathname, prefix);
     if (path === "/healthz") return json({ status: "ok" });
@@ -100,6 +105,11 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     if (operation.access !== "internal") await engine.checkSiteAvailable(operation.id);
     const caller = await callerFor(operation.access, request, settings, match.route.path);
     if (isSearchRoute(match.route.path)) await limits.check("search", request);
+    const cacheKey = wantsUnknownFieldWarning(request)
+      ? undefined
+      : responseCache.keyOf(request, url, operation.access, siteOrigin);
+    const kept = cacheKey === undefined ? undefined : responseCache.lookup(request, site.version, cacheKey);
+    if (kept) return kept;
     const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
@@ -108,10 +118,15 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         siteChecked: true,
         ...(input.trailing ? { trailingInput: input.trailing } : {}),
       });
-      if (isRawAnswer(result)) return rawResponse(request, result);
+      const publicRead = operation.access === "public" && match.route.method === "GET";
+      if (isRawAnswer(result))
+        return publicRead
+          ? responseCache.respond(request, result, site.version, cacheKey)
+          : rawResponse(request, result);
       if (isStreamedFile(result)) return streamedResponse(result);
-      const response =
-        match.route.status === 204
+      const response = publicRead
+        ? await responseCache.respond(request, result, site.version, cacheKey)
+        : match.route.status === 204
           ? new Response(null, { status: 204 })
           : json(result, match.route.status ?? 200);
       if (wantsUnknownFieldWarning(request)) {

@@ -1,5 +1,6 @@
 import type { Caller, Links, Logger } from "@quire/core";
 import type { RateLimitOptions } from "./rate-limit.js";
+import type { ResponseCacheOption } from "./response-cache.js";
 
 /**
  * How a handler is mounted and secured. What a site owner may change (the path prefix, whether the
@@ -63,6 +64,14 @@ export interface HandlerOptions {
    * 10 sign-in attempts a minute, search unlimited. @see docs/authentication.md § Rate limits
    */
   rateLimit?: RateLimitOptions | false | undefined;
+  /**
+   * The cache of public answers (`/api/public/*`, feeds, the sitemap, robots.txt and any other
+   * route of a public operation), kept as bytes by site content version: `{ maxBytes }` bounds its
+   * memory (default 32 MiB, least recently used out first), `false` turns it off. Every write moves
+   * the version in its transaction, so no answer is served stale, whichever process wrote. ETags
+   * and `If-None-Match` → 304 work with the cache off too. @see docs/caching.md
+   */
+  responseCache?: ResponseCacheOption | undefined;
   /** Where unexpected errors are reported; defaults to the engine's logger. */
   logger?: Logger;
 }

@@ -38,7 +38,10 @@ async function buildFeed(
     (row) => `${base.origin}${permalinkOf(ctx, row)}`,
   );
   const lastModified = rows.reduce((max, row) => Math.max(max, row.updated_at), 0);
-  return rawAnswer(feedContentTypes[format], body, lastModified);
+  // With a publish delay, an entry appears when its delay has passed, with no write to tell caches.
+  return rawAnswer(feedContentTypes[format], body, lastModified, {
+    variesWithTime: ctx.settings.rssPublishDelaySeconds > 0,
+  });
 }
 
 /** The latest or featured feed of the site, as the main feed or under its own name. */
