@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: works on any database shape
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { EngineError } from "../errors.js";
 
 /** The SQL dialects the engine runs on. */
@@ -39,6 +39,14 @@ export interface Dialect {
    * stale one (`SQLITE_BUSY`) rather than let it write. A missing row locks nothing.
    */
   lockRow(trx: Kysely<any>, row: { table: string; id: string }): Promise<void>;
+  /**
+   * A FROM item: `table` aliased `alias`, read through the index `index`. SQLite without `ANALYZE`
+   * statistics cannot tell a small partial index from a large one with the same columns and may walk
+   * the large one row by row (the site's pinned Threads through every root's activity entry), so it
+   * is told: `"posts" as "r" indexed by "threads_pinned"` (an error if the query cannot use the
+   * index, which tests would catch). PostgreSQL plans by its statistics: the plain table.
+   */
+  tableIndexedBy(table: string, alias: string, index: string): RawBuilder<unknown>;
 }
 
 const sqlite: Dialect = {
@@ -51,6 +59,8 @@ const sqlite: Dialect = {
     await trx.deleteFrom(journal.name).where("name", "=", "").execute();
   },
   lockRow: async () => {},
+  tableIndexedBy: (table, alias, index) =>
+    sql`${sql.table(table)} as ${sql.id(alias)} indexed by ${sql.id(index)}`,
 };
 
 const postgres: Dialect = {
@@ -64,6 +74,7 @@ const postgres: Dialect = {
   lockRow: async (trx, row) => {
     await trx.selectFrom(row.table).select("id").where("id", "=", row.id).forUpdate().execute();
   },
+  tableIndexedBy: (table, alias) => sql`${sql.table(table)} as ${sql.id(alias)}`,
 };
 
 /** The dialect object for a name. */

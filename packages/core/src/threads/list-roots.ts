@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { CollectionRef } from "../collections/memberships.js";
+import { detectDialect } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import { type KeysetPage, pageBySegments } from "../pagination/keyset.js";
 import type { RootScope, ThreadListQuery } from "./thread-filter.js";
@@ -34,7 +35,11 @@ export async function listRoots(
   const conditions = (eb: RootScope) => eb.and(filterConditions(eb, query.filter));
   const roots = selectRoots(db).where(conditions);
   const segments = order.map((segment) => {
-    const source = segment.pinnedIn ? pinnedRoots(db, segment.pinnedIn).where(conditions) : roots;
+    const source = segment.pinnedIn
+      ? pinnedRoots(db, segment.pinnedIn).where(conditions)
+      : segment.index
+        ? rootsThrough(db, segment.index).where(conditions)
+        : roots;
     return { order: segment, query: segment.where ? source.where(segment.where) : source };
   });
   const { rows, nextCursor }: KeysetPage<StoredPost> = await pageBySegments(segments, page);
@@ -65,6 +70,12 @@ function pinnedRoots(db: Kysely<Database>, collections: CollectionRef): ReturnTy
     .where("r.reply_to_id", "is", null)
     .selectAll("r");
   return query as unknown as ReturnType<typeof selectRoots>;
+}
+
+/** Roots aliased `r` like {@link selectRoots}, read through the partial index `index` (see `Segment.index`). */
+function rootsThrough(db: Kysely<Database>, index: string): ReturnType<typeof selectRoots> {
+  const from = detectDialect(db).tableIndexedBy("posts", "r", index) as unknown as "posts as r";
+  return db.selectFrom(from).selectAll("r").where("r.reply_to_id", "is", null);
 }
 
 const collectionOrders: Record<string, CollectionListOrder> = {

@@ -21,6 +21,12 @@ export interface Segment extends KeysetOrder<StoredPost> {
    * by walking an order's index, where pinned Threads are rare.
    */
   pinnedIn?: CollectionRef;
+  /**
+   * The partial index this segment is read through (SQLite is told, see `Dialect.tableIndexedBy`):
+   * the site's pinned Threads are a few rows of `threads_pinned`, which SQLite's planner would
+   * otherwise skip for `threads_activity_all`, checking every published root for a pin.
+   */
+  index?: string;
 }
 
 /** The keys of a segment sorted on `columns`: those root columns, then the root ID. */
@@ -49,6 +55,7 @@ export function segmentsFor(sort: ThreadSort, status: "published" | "draft"): Se
         {
           name: "threads.activity.pinned",
           where: (eb) => eb("r.pinned_at", "is not", null),
+          index: "threads_pinned",
           keys: keys("last_activity_at"),
           direction: "desc",
         },

@@ -1,0 +1,72 @@
+import { CompiledQuery, type KyselyPlugin, type RootOperationNode } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publicCaller } from "../caller.js";
+import { createEngine, type Engine } from "../engine.js";
+import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
+
+/**
+ * Query plans of the homepage Thread list on SQLite (no ANALYZE statistics, as on a fresh site):
+ * each segment reads the index made for it. Without being told, SQLite reads the pinned section
+ * through `threads_activity_all` (every published root, checked for a pin row by row).
+ */
+describe.skipIf(testDatabaseKind() !== "sqlite")("the Thread list's query plans (SQLite)", () => {
+  let engine: Engine;
+  let cleanup: () => Promise<void>;
+  const seen: RootOperationNode[] = [];
+
+  beforeAll(async () => {
+    const site = await createTestEngine();
+    cleanup = site.cleanup;
+    for (let i = 0; i < 30; i++) {
+      await site.engine.posts.create({
+        format: "note",
+        bodyMarkdown: `post ${i}`,
+        publishedAt: 1_700_000_000 + i,
+        pinned: i % 10 === 0,
+      });
+    }
+    const recorder: KyselyPlugin = {
+      transformQuery: (args) => {
+        seen.push(args.node);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    engine = createEngine({
+      ...site.engine.context,
+      dialect: site.engine.context.dialect.name,
+      db: site.engine.context.db.withPlugin(recorder),
+    });
+  });
+
+  afterAll(async () => {
+    await cleanup();
+  });
+
+  it("reads the pinned section from threads_pinned and the rest from threads_activity", async () => {
+    seen.length = 0;
+    const page = await engine.publicThreads.list({ limit: 5, content: "markdown" }, publicCaller);
+    expect(page.threads.map((thread) => thread.root.bodyMarkdown)).toEqual([
+      "post 20",
+      "post 10",
+      "post 0",
+      "post 29",
+      "post 28",
+    ]);
+    const db = engine.context.db;
+    const plans: string[] = [];
+    for (const node of seen) {
+      const compiled = db.getExecutor().compileQuery(node, { queryId: "plan" });
+      if (!/from "posts" as "r"/.test(compiled.sql)) continue;
+      const rows = await db
+        .withoutPlugins()
+        .executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+        );
+      plans.push(rows.rows.map((row) => row.detail).join("; "));
+    }
+    expect(plans).toHaveLength(2);
+    expect(plans[0]).toMatch(/USING INDEX threads_pinned\b/);
+    expect(plans[1]).toMatch(/USING INDEX threads_activity\b/);
+  });
+});
