@@ -102,6 +102,8 @@ export const envSchema = z.object({
   SUMMARY_MAX_CHARS: envInteger({ min: 50, max: 5000 }).default(300),
   UPLOAD_MAX_FILE_SIZE_MB: envInteger({ min: 1, max: 102_400 }).default(1024),
   SLUG_ID_LENGTH: envInteger({ min: 4, max: 26 }).default(8),
+  RESPONSE_CACHE: envChoice(["on", "off"]).default("on"),
+  RESPONSE_CACHE_MAX_MB: envInteger({ min: 1, max: 65_536 }).default(32),
 });
 
 /** The reference server's configuration, read from environment variables by {@link loadConfig}. */
@@ -135,6 +137,8 @@ export interface ServerConfig {
   summaryMaxChars: number;
   uploadMaxBytes: number;
   slugIdLength: number;
+  /** The cache of public answers (`RESPONSE_CACHE`, `RESPONSE_CACHE_MAX_MB`); docs/caching.md. */
+  responseCache: { enabled: boolean; maxBytes: number };
   /**
    * The site settings the environment sets, handed to the engine as the fallbacks of its settings
    * store (`createEngine({ settings })`): only the variables that are set, so that the others show
@@ -190,6 +194,10 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     rssFeedLimit: vars.RSS_FEED_LIMIT,
     summaryMaxChars: vars.SUMMARY_MAX_CHARS,
     uploadMaxBytes: vars.UPLOAD_MAX_FILE_SIZE_MB * 1024 * 1024,
+    responseCache: {
+      enabled: vars.RESPONSE_CACHE === "on",
+      maxBytes: vars.RESPONSE_CACHE_MAX_MB * 1024 * 1024,
+    },
     slugIdLength: vars.SLUG_ID_LENGTH,
     siteSettings: siteSettingsOf(vars, withoutEmptyValues(env)),
     warnings: [],

@@ -52,6 +52,8 @@ export async function startServer(
     clientAddress: (request) => clientAddress(request),
     // Feeds, sitemap.xml and robots.txt link under SITE_ORIGIN when it is set (docs/feeds.md).
     siteOrigin: config.site.origin,
+    // Public answers kept by site version, per process (RESPONSE_CACHE, docs/caching.md).
+    responseCache: config.responseCache.enabled ? { maxBytes: config.responseCache.maxBytes } : false,
     // Upload bodies straight from Node's request stream: no Web-stream conversion on the way.
     requestBody: (request) => bridge.rawBody(request),
     // POST /api/mcp: the MCP tools over JSON-RPC, behind the same authentication (docs/mcp.md).

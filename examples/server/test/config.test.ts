@@ -40,6 +40,8 @@ const invalid: Record<string, string[]> = {
   SUMMARY_MAX_CHARS: ["49", "5001"],
   UPLOAD_MAX_FILE_SIZE_MB: ["0", "102401", "1GB"],
   SLUG_ID_LENGTH: ["3", "27"],
+  RESPONSE_CACHE: ["true", "ON", "yes", "0"],
+  RESPONSE_CACHE_MAX_MB: ["0", "65537", "32MB", "1.5"],
   PORT: ["-1", "65536", "http", "80.5"],
   HOST: ["bad host", "http://localhost", "a_b.example", "-leading.example"],
   DATABASE_URL: ["mysql://localhost/db", "postgres://", "sqlite:", "file://", "redis://x"],
@@ -87,6 +89,8 @@ const valid: [string, string, (config: ReturnType<typeof load>) => unknown, unkn
   ["SUMMARY_MAX_CHARS", "50", (c) => c.summaryMaxChars, 50],
   ["UPLOAD_MAX_FILE_SIZE_MB", "2", (c) => c.uploadMaxBytes, 2 * 1024 * 1024],
   ["SLUG_ID_LENGTH", "26", (c) => c.slugIdLength, 26],
+  ["RESPONSE_CACHE", "off", (c) => c.responseCache, { enabled: false, maxBytes: 32 * 1024 * 1024 }],
+  ["RESPONSE_CACHE_MAX_MB", "8", (c) => c.responseCache, { enabled: true, maxBytes: 8 * 1024 * 1024 }],
   ["PORT", "0", (c) => c.port, 0],
   ["PORT", "65535", (c) => c.port, 65535],
   ["HOST", "0.0.0.0", (c) => c.host, "0.0.0.0"],
@@ -165,6 +169,7 @@ describe("loadConfig", () => {
       summaryMaxChars: 300,
       uploadMaxBytes: 1024 * 1024 * 1024,
       slugIdLength: 8,
+      responseCache: { enabled: true, maxBytes: 32 * 1024 * 1024 },
       warnings: [],
     });
   });

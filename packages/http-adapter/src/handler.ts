@@ -58,8 +58,14 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const url = new URL(request.url);
     if (request.method === "OPTIONS")
       return new Response(null, { status: 204, headers: preflightHeaders(cors, request) });
-    // The site version and the settings at it: one read of one row (docs/caching.md).
-    const site = await engine.siteState();
+    // The site version and the settings at it: one read of one row (docs/caching.md). With the
+    // database down, the probes still answer (the prefix unknown, by the path's last segment).
+    const site = await engine.siteState().catch(async (err: unknown) => {
+      if (url.pathname.endsWith("/healthz")) return json({ status: "ok" });
+      if (url.pathname.endsWith("/readyz")) return json({ status: "unavailable" }, 503);
+      throw err;
+    });
+    if (site instanceof Response) return site;
     const settings = site.settings;
     const prefix = normalizePrefix(settings.sitePathPrefix);
     const path = stripPrefix(url.pathname, prefix);
