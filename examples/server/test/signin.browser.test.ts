@@ -200,7 +200,8 @@ describe("owner sign-in on the reference server", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await limited.json()).toMatchObject({ code: "RATE_LIMITED" });
     expect((await attempt("198.51.100.20")).status).toBe(401);
-  });
+    // Eleven password checks (scrypt, 32 MiB each) on a shared machine: a generous budget.
+  }, 180_000);
 
   it("limits search per client to RATE_LIMIT_SEARCH_PER_MIN", async () => {
     const search = () => api("/api/search?q=browser", { headers: asDev });
