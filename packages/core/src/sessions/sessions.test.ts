@@ -98,6 +98,25 @@ describe("sessions", () => {
     expect(await engine.verifySession(c.token)).toBeNull();
   });
 
+  it("opened with the old password while it changes do not survive the change", async () => {
+    const { engine } = await openTestEngine();
+    await engine.owner.setPassword({ password: "password-0" });
+    for (let round = 1; round <= 4; round++) {
+      const old = `password-${round - 1}`;
+      // Both calls hash for a while before they write, so their writes land in either order.
+      const [signedIn] = await Promise.allSettled([
+        engine.sessions.signIn({ password: old }),
+        engine.owner.setPassword({ password: `password-${round}` }),
+      ]);
+      if (signedIn.status === "fulfilled") {
+        expect(await engine.verifySession(signedIn.value.token), `round ${round}`).toBeNull();
+      } else {
+        expect(signedIn.reason.code).toBe("UNAUTHORIZED");
+      }
+      expect(await engine.context.db.selectFrom("sessions").selectAll().execute()).toEqual([]);
+    }
+  });
+
   it("are internal: the owner role cannot open or end them", async () => {
     const { engine } = await openTestEngine();
     await engine.owner.setPassword({ password: "correct horse" });
