@@ -73,7 +73,9 @@ async function scrypt(password: string, salt: Uint8Array, params: ScryptParams):
 function parsePhc(
   stored: string,
 ): { params: Omit<ScryptParams, "keyLength">; salt: Uint8Array; key: Uint8Array } | null {
-  const match = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(stored);
+  const match = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(
+    stored,
+  );
   if (!match) return null;
   const [, ln, r, p, salt, key] = match;
   const params = { ln: Number(ln), r: Number(r), p: Number(p) };

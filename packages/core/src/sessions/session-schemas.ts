@@ -23,7 +23,10 @@ export const setPasswordOutput = z.object({
 });
 
 export const signInInput = z.object({
-  password: z.string().min(1, "Enter the password").max(maxPasswordLength, `Use at most ${maxPasswordLength} characters`),
+  password: z
+    .string()
+    .min(1, "Enter the password")
+    .max(maxPasswordLength, `Use at most ${maxPasswordLength} characters`),
   /** Lifetime of the session from now, in seconds. */
   maxAgeSeconds: z.number().int().min(60).max(maxSessionSeconds).default(defaultSessionSeconds),
 });
