@@ -8,7 +8,9 @@ import { prepareSite, type RunningServer, startServer } from "./server.js";
 const shutdownGraceMs = 10_000;
 
 const logger = createJsonLogger();
-const tokenHint = "Create an API token (from the repository root): pnpm quire token create <name>\n";
+const tokenHint =
+  "Create an API token (from the repository root): pnpm quire token create <name>\n" +
+  "Or set the owner password (pnpm quire owner password) and sign in at /signin\n";
 
 function fail(error: unknown): never {
   if (error instanceof ConfigError) {
