@@ -50,7 +50,7 @@ async function openHostedSite() {
     const text = await response.text();
     const parsed = text === "" ? null : JSON.parse(text);
     assertErrorShape(response.status, parsed);
-    return { status: response.status, body: parsed };
+    return { status: response.status, headers: response.headers, body: parsed };
   };
   const stored = async () =>
     (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
