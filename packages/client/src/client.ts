@@ -153,6 +153,7 @@ export function createClient(options: ClientOptions): QuireClient {
     const url = new URL(`${base.origin}${prefix}${path}`);
     const init: RequestInit & { streamed?: boolean } = { method: route.method, signal: callOptions?.signal };
     let contentType: string | undefined;
+    let sentHeaders: Record<string, string> = {};
     switch (route.input) {
       case "none":
         break;
@@ -174,6 +175,21 @@ export function createClient(options: ClientOptions): QuireClient {
         contentType = typeof type === "string" ? type : "application/octet-stream";
         break;
       }
+      case "raw": {
+        // A webhook delivery relayed as received: its bytes and its headers (the signature covers the bytes).
+        const { body, headers } = rest as { body?: unknown; headers?: Record<string, string> };
+        const sent = requestBody((body ?? new Uint8Array(0)) as ClientBytes);
+        init.body = sent.body;
+        init.streamed = sent.streamed;
+        // Hop-by-hop and framing headers are the new request's own.
+        sentHeaders = Object.fromEntries(
+          Object.entries(headers ?? {}).filter(
+            ([name]) => !/^(host|content-length|connection|transfer-encoding|authorization)$/i.test(name),
+          ),
+        );
+        contentType = sentHeaders["content-type"] ?? "application/json";
+        break;
+      }
       case "form": {
         const form = multipartBody(formParts(rest));
         init.body = form.body;
@@ -182,7 +198,10 @@ export function createClient(options: ClientOptions): QuireClient {
         break;
       }
     }
-    init.headers = headersFor(callOptions, contentType ? { "content-type": contentType } : {});
+    init.headers = headersFor(callOptions, {
+      ...sentHeaders,
+      ...(contentType ? { "content-type": contentType } : {}),
+    });
     return answerOf(await send(url, init));
   }
 

@@ -1,5 +1,5 @@
 /** Where an operation's input goes besides its path parameters (the HTTP adapter's input sources). */
-export type InputSource = "query" | "body" | "queryAndBody" | "none" | "stream" | "form";
+export type InputSource = "query" | "body" | "queryAndBody" | "none" | "stream" | "form" | "raw";
 
 /** One route of the client's table (src/routes.ts, generated from the HTTP adapter's). */
 export interface ClientRoute {

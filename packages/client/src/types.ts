@@ -38,6 +38,7 @@ type WithClientBytes<T> = {
 export type ClientInput<Id extends RoutedOperationId> = RouteTable[Id][number]["input"] extends
   | "stream"
   | "form"
+  | "raw"
   ? WithClientBytes<SchemaInput<Id>>
   : SchemaInput<Id>;
 

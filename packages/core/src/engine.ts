@@ -14,6 +14,7 @@ import { EngineError } from "./errors.js";
 import { exportOperations } from "./export/index.js";
 import { discoverOperations } from "./discover/index.js";
 import { feedOperations } from "./feeds/index.js";
+import { githubSyncOperations, SyncScheduler } from "./github-sync/index.js";
 import { maintenanceOperations } from "./maintenance/index.js";
 import { mediaOperations } from "./media/index.js";
 import { navOperations } from "./nav/index.js";
@@ -57,6 +58,7 @@ export const operations = [
   ...translationOperations,
   ...exportOperations,
   ...feedOperations,
+  ...githubSyncOperations,
   ...discoverOperations,
   ...telegramOperations,
   ...sessionOperations,
@@ -169,6 +171,7 @@ export function createEngine(deps: EngineDeps): Engine {
     hooks: deps.hooks ?? {},
   };
   const siteSettings = (): Promise<SiteSettings> => settingsStore.current();
+  const githubSync = new SyncScheduler(context);
   // One read of the settings per call (none at all while the cached copy is fresh); an adapter that
   // read them for the same request passes them in.
   // A suspended hosted site answers 503 to everything but the operator: internal operations, and
@@ -184,13 +187,18 @@ export function createEngine(deps: EngineDeps): Engine {
       await checkSiteAvailable(operation.id);
     }
     try {
-      return await execute(
+      const result = await execute(
         { ...context, settings: options?.settings ?? (await siteSettings()) },
         operation,
         input,
         caller,
         options,
       );
+      // A write may change what the code-host sync commits: it runs once the writes stop
+      // (github-sync/sync-scheduler.ts). Its own operations do not count: an applied push is
+      // already in the repository.
+      if (!operation.hints?.readOnly && !operation.id.startsWith("githubSync.")) githubSync.afterWrite();
+      return result;
     } catch (err) {
       // A write undone by the database for meeting a concurrent one is not a server fault: 409,
       // nothing written, and the same request may be sent again. @see docs/reliability.md
@@ -235,7 +243,10 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     verifyApiToken: (token) => verifyApiToken(context, token),
     verifySession: (token) => verifySession(context, token),
-    close: () => context.db.destroy(),
+    close: async () => {
+      await githubSync.stop();
+      await context.db.destroy();
+    },
     cleanupExpiredUploads: () => cleanupExpiredUploads(context),
     resolve: (path) => run(resolveAddress, { path }, publicCaller),
     checkSiteAvailable,

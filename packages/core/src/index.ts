@@ -7,12 +7,9 @@ export type {
   EngineConfig,
   EngineContext,
   EngineDeps,
-  EngineHooks,
   IdGenerator,
   Links,
   Logger,
-  MediaQuotaRequest,
-  SiteAvailabilityRequest,
   SiteSettings,
 } from "./deps.js";
 export {
@@ -47,6 +44,7 @@ export {
 } from "./export/index.js";
 export { entityTag, entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
+export { isAcceptedOnly, signBody as signGithubDelivery } from "./github-sync/index.js";
 export type { MediaRecord } from "./media/index.js";
 export {
   type Access,

@@ -6,6 +6,7 @@ import {
   EngineError,
   internalCaller,
   isEngineError,
+  isAcceptedOnly,
   isRawAnswer,
   isStreamedFile,
   publicCaller,
@@ -129,6 +130,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         return publicRead
           ? responseCache.respond(request, result, site.version, cacheKey)
           : rawResponse(request, result);
+      // Accepted, not acted on (a webhook event the site leaves alone): 202. @see docs/github-sync.md
+      if (isAcceptedOnly(result)) return json(result, 202);
       if (isStreamedFile(result)) return streamedResponse(result);
       const response = publicRead
         ? await responseCache.respond(request, result, site.version, cacheKey)
@@ -206,7 +209,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
  * listed, spec § Authentication rule 5; the operation checks that) and inbound webhooks (their
  * operations check their own secret or signature).
  */
-const publicApiIndependent = ["/api/discover/", "/api/telegram"];
+const publicApiIndependent = ["/api/discover/", "/api/telegram", "/api/github-sync/webhook"];
 
 /** An operation's raw input as read from a request, with what a streamed form leaves for later. */
 interface RequestInput {
@@ -250,6 +253,15 @@ async function readInput(
     }
     case "none":
       return { values: { ...match.params } };
+    case "raw":
+      // A signed webhook: the bytes as sent (the signature covers them) and the headers.
+      return {
+        values: {
+          body: rawBody ?? request.body ?? new Uint8Array(0),
+          headers: Object.fromEntries(request.headers),
+          ...match.params,
+        },
+      };
   }
 }
 

@@ -273,6 +273,13 @@ function requestBody(
         content: { "application/json": { schema: body } },
       };
     }
+    case "raw":
+      return {
+        required: true,
+        description:
+          "The delivery as the sender signed it: the bytes are read as they are, with the request's headers (X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery).",
+        content: { "application/json": { schema: { type: "object" } } },
+      };
     case "stream":
       return {
         required: true,

@@ -5,10 +5,12 @@ import type { OperationId } from "@quire/core";
  * nothing, the raw body as a stream (`stream`: query plus `body`, `contentLength`, `contentType`),
  * or a streamed `multipart/form-data` body (`form`: query plus its fields, the file part as
  * `file`, `filename` and `contentType`, another file part `x` as `x` and `xContentType`), or
- * `queryAndBody`: a JSON body with query parameters beside it (the body wins on a name both send).
+ * `queryAndBody`: a JSON body with query parameters beside it (the body wins on a name both send),
+ * or `raw`: the body's bytes untouched as `body` and the request's headers as `headers` (names in
+ * lower case), for a webhook whose operation checks a signature over the exact bytes.
  * Text is converted to the operation's values from its schema (see text-input.ts).
  */
-export type InputSource = "query" | "body" | "queryAndBody" | "none" | "stream" | "form";
+export type InputSource = "query" | "body" | "queryAndBody" | "none" | "stream" | "form" | "raw";
 
 /**
  * One line of the route table. Who may call it is not written here: it is the operation's

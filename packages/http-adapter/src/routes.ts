@@ -86,6 +86,11 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/api/export/hugo", operation: "export.hugo", input: "queryAndBody" },
   { method: "DELETE", path: "/api/settings/:key", operation: "settings.delete", input: "none" },
   { method: "GET", path: "/api/search", operation: "posts.search", input: "query" },
+  { method: "GET", path: "/api/github-sync", operation: "githubSync.status", input: "none" },
+  { method: "PUT", path: "/api/github-sync", operation: "githubSync.setup", input: "body" },
+  { method: "DELETE", path: "/api/github-sync", operation: "githubSync.disconnect", input: "none" },
+  { method: "POST", path: "/api/github-sync/push", operation: "githubSync.push", input: "none" },
+  { method: "POST", path: "/api/github-sync/webhook", operation: "githubSync.webhook", input: "raw" },
   { method: "GET", path: "/api/discover/posts", operation: "discover.posts", input: "query" },
   // The reader's documents, outside /api (docs/feeds.md): no query is read, `:format` is rss, atom or json.
   { method: "GET", path: "/rss", operation: "feeds.main", input: "none" },

@@ -315,6 +315,41 @@ export interface TelegramAlbumsTable {
   created_at: number;
 }
 
+/** The code-host connection (one row, id `github`): repository, branch, token, webhook secret (github-sync/). */
+export interface GithubSyncConnectionTable {
+  id: string;
+  api_base_url: string;
+  owner: string;
+  repo: string;
+  branch: string;
+  token: string;
+  webhook_secret: string;
+  webhook_url: string;
+  hook_id: number | null;
+  debounce_ms: number;
+  last_synced_commit: string | null;
+  last_synced_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The files the last outbound sync wrote to the repository, with their git blob hashes. */
+export interface GithubSyncFilesTable {
+  path: string;
+  blob_sha: string;
+}
+
+/** Webhook deliveries seen, keyed by `X-GitHub-Delivery`; a push also by its head commit. */
+export interface GithubSyncDeliveriesTable {
+  delivery_id: string;
+  event: string;
+  head_commit: string | null;
+  outcome: string;
+  received_at: number;
+}
+
 export interface Database {
   posts: PostsTable;
   media: MediaTable;
@@ -342,4 +377,7 @@ export interface Database {
   telegram_chats: TelegramChatsTable;
   telegram_updates: TelegramUpdatesTable;
   telegram_albums: TelegramAlbumsTable;
+  github_sync_connection: GithubSyncConnectionTable;
+  github_sync_files: GithubSyncFilesTable;
+  github_sync_deliveries: GithubSyncDeliveriesTable;
 }

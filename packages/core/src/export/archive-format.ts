@@ -58,6 +58,11 @@ export const unarchivedTables: readonly string[] = [
   "content_versions",
   "nav_lock",
   "directory_lock",
+  // The code-host connection holds a token and a webhook secret of this installation; the sync's
+  // file list and delivery log describe that connection (docs/github-sync.md).
+  "github_sync_connection",
+  "github_sync_files",
+  "github_sync_deliveries",
 ];
 
 /** The archive's first line. */

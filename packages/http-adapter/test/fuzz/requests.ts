@@ -263,6 +263,14 @@ function encodedFor(
           data: fc.oneof(fc.constant(pngBytes(5, 5, 300)), fc.uint8Array({ maxLength: 300 })),
         })
         .chain((file) => formBody(values, file));
+    case "raw":
+      // A webhook delivery, unsigned: random bytes, a JSON object or nothing (401 or 404, never 500).
+      return fc.oneof(
+        fc.constant({ query: "", how: "no body" }),
+        fc
+          .oneof(fc.uint8Array({ maxLength: 64 }), fc.constant(new TextEncoder().encode('{"zen":"x"}')))
+          .map((body) => ({ query: "", body, contentType: "application/json", how: "unsigned delivery" })),
+      );
   }
 }
 

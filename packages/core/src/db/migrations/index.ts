@@ -11,6 +11,7 @@ import * as translations from "./009-translations.js";
 import * as search from "./010-search.js";
 import * as siteVersion from "./011-site-version.js";
 import * as sessions from "./012-sessions.js";
+import * as githubSync from "./013-github-sync.js";
 import * as telegram from "./014-telegram.js";
 
 /**
@@ -30,5 +31,6 @@ export const migrations: Record<string, Migration> = {
   "010-search": search,
   "011-site-version": siteVersion,
   "012-sessions": sessions,
+  "013-github-sync": githubSync,
   "014-telegram": telegram,
 };
