@@ -229,6 +229,23 @@ describe("sign-in pages", () => {
     }
   });
 
+  it("live under the site path prefix, with the cookie's Path there too", async () => {
+    const site = await signInSite({ engineConfig: { settings: { sitePathPrefix: "/blog" } } });
+    expect((await request(site, "GET", "/signin")).status).toBe(404);
+    const form = await request(site, "GET", "/blog/signin");
+    expect(form.text).toContain('action="/blog/signin"');
+    expect(form.text).toContain('name="next" value="/blog/"');
+    const res = await request(site, "POST", "/blog/signin", {
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", origin },
+      body: new URLSearchParams({ password, next: "/elsewhere" }).toString(),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/blog/");
+    expect(res.headers.get("set-cookie")).toContain("; Path=/blog;");
+    const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    expect((await request(site, "GET", "/blog/api/posts", { headers: { cookie } })).status).toBe(200);
+  });
+
   it("are absent, and cookies unread, without the sessions option", async () => {
     const site = await createTestSite();
     expect((await request(site, "GET", "/signin")).status).toBe(404);
