@@ -7,9 +7,12 @@ export type {
   EngineConfig,
   EngineContext,
   EngineDeps,
+  EngineHooks,
   IdGenerator,
   Links,
   Logger,
+  MediaQuotaRequest,
+  SiteAvailabilityRequest,
   SiteSettings,
 } from "./deps.js";
 export {
