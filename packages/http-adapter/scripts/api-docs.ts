@@ -16,6 +16,7 @@ import { createHandler } from "../src/handler.js";
 import { type OpenApiDocument, openApiDocument } from "../src/openapi.js";
 import { createRouter } from "../src/router.js";
 import { routes } from "../src/routes.js";
+import { botApiBehaviour, interceptBotApi } from "../test/telegram-bot-api.js";
 
 /** One request of the scenario and what the handler answered. */
 export interface WorkedExample {
@@ -58,7 +59,12 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
       ...extra,
     };
     delete headers["x-expect-error"];
-    if (path.startsWith("/api/public/") || !path.startsWith("/api/")) delete headers.authorization;
+    // Public reads and webhooks carry no token (a webhook has its own secret header).
+    const noToken =
+      path.startsWith("/api/public/") ||
+      path.startsWith("/api/discover/") ||
+      (method === "POST" && path === "/api/telegram");
+    if (noToken || !path.startsWith("/api/")) delete headers.authorization;
     const response = await handler(
       new Request(`http://localhost${path}`, {
         method,
@@ -231,6 +237,53 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     await call("GET", "/feeds/latest/atom");
     await call("GET", "/feeds/featured/json");
     await call("GET", "/feeds/collections/travel/json");
+    // Discovery (the site must be listed: DISCOVER=latest; docs/discovery.md)
+    await call("PUT", "/api/settings", { DISCOVER: "latest" });
+    await call("GET", `/api/discover/posts?id=${post.id},${reply.id}`);
+    // The chat-bot, against a stand-in of the Bot API at its real address (no network; docs/telegram.md)
+    const botApi = botApiBehaviour();
+    const restoreFetch = interceptBotApi(botApi);
+    try {
+      await call("PUT", "/api/telegram/connection", {
+        botToken: botApi.token,
+        webhookUrl: "https://blog.example/api/telegram",
+      });
+      const bindCode = await call("POST", "/api/telegram/bind-codes");
+      const secret = String(botApi.calls.find((c) => c.method === "setWebhook")?.params.secret_token);
+      const chat = { id: 1111111, type: "private", first_name: "Test", last_name: "Lastname" };
+      // The chat is bound in-process, so that the webhook's worked example is a published note.
+      await engine.telegram.webhook({
+        body: new TextEncoder().encode(
+          JSON.stringify({
+            update_id: 9999,
+            message: { message_id: 1, date: 1, chat, text: `/start ${bindCode.code}` },
+          }),
+        ),
+        headers: { "x-chat-bot-api-secret-token": secret },
+      });
+      await call(
+        "POST",
+        "/api/telegram",
+        {
+          update_id: 10000,
+          message: {
+            message_id: 2,
+            date: 1441645532,
+            chat,
+            text: "Bold and italics",
+            entities: [
+              { type: "italic", offset: 9, length: 7 },
+              { type: "bold", offset: 0, length: 4 },
+            ],
+          },
+        },
+        { "x-chat-bot-api-secret-token": secret },
+      );
+      await call("GET", "/api/telegram/status");
+      await call("DELETE", "/api/telegram/connection");
+    } finally {
+      restoreFetch();
+    }
     await call("POST", "/api/export/hugo", { drafts: false });
     // Maintenance (internal): each call one bounded batch; pass nextCursor back until it is null
     await call("POST", "/api/internal/uploads/cleanup", {});
@@ -324,7 +377,8 @@ export function renderApiMarkdown(doc: OpenApiDocument, examples: Map<string, Wo
     "- **Auth.** `owner` endpoints take `Authorization: Bearer <token>` (an API token, the dev token on",
     "  a local host, or the embedding app's session through its `authenticate` hook); `internal` ones take",
     "  the operator's `INTERNAL_ADMIN_TOKEN`; `public` ones take nothing and answer 404 while the public",
-    "  API is off (`PUBLIC_API_ENABLED`). A refused owner request answers 401 with",
+    "  API is off (`PUBLIC_API_ENABLED`), except discovery (open while the site is listed, discovery.md)",
+    "  and the chat-bot webhook (its own secret header, telegram.md). A refused owner request answers 401 with",
     '  `WWW-Authenticate: Bearer realm="quire"`.',
     "- **Bodies** are JSON objects, sent with `Content-Type: application/json`; query values are text",
     "  converted to each field's type (numbers, `true`/`false`, lists as `a,b` or repeated keys).",

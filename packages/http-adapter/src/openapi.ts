@@ -276,8 +276,9 @@ function requestBody(
     case "raw":
       return {
         required: true,
-        description:
-          "The delivery as the sender signed it: the bytes are read as they are, with the request's headers (X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery).",
+        description: `The delivery as the sender sent it: the bytes are read as they are, with the request's headers${
+          typeof properties.headers?.description === "string" ? ` (${properties.headers.description})` : ""
+        }.`,
         content: { "application/json": { schema: { type: "object" } } },
       };
     case "stream":

@@ -92,6 +92,11 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/api/github-sync/push", operation: "githubSync.push", input: "none" },
   { method: "POST", path: "/api/github-sync/webhook", operation: "githubSync.webhook", input: "raw" },
   { method: "GET", path: "/api/discover/posts", operation: "discover.posts", input: "query" },
+  { method: "POST", path: "/api/telegram", operation: "telegram.webhook", input: "raw" },
+  { method: "GET", path: "/api/telegram/status", operation: "telegram.status", input: "none" },
+  { method: "PUT", path: "/api/telegram/connection", operation: "telegram.connect", input: "body" },
+  { method: "DELETE", path: "/api/telegram/connection", operation: "telegram.disconnect", input: "none" },
+  { method: "POST", path: "/api/telegram/bind-codes", operation: "telegram.createBindCode", input: "none", status: 201 },
   // The reader's documents, outside /api (docs/feeds.md): no query is read, `:format` is rss, atom or json.
   { method: "GET", path: "/rss", operation: "feeds.main", input: "none" },
   { method: "GET", path: "/feeds/:format", operation: "feeds.main", input: "none" },

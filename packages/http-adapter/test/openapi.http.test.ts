@@ -127,7 +127,11 @@ describe("docs/openapi.json and docs/api.md", () => {
       paths: Record<string, Record<string, unknown>>;
     };
     const stripped = JSON.parse(JSON.stringify(doc), (key, value) =>
-      key === "example" && typeof value === "object" && value !== null && !("code" in value)
+      // Error examples ({ error, code }) are the served document's own; worked answers are added.
+      key === "example" &&
+      typeof value === "object" &&
+      value !== null &&
+      !("code" in value && "error" in value)
         ? undefined
         : value,
     );
