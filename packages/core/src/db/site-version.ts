@@ -46,6 +46,11 @@ export const tablesWithoutSiteVersion = [
   "github_sync_connection",
   "github_sync_files",
   "github_sync_deliveries",
+  "telegram_albums",
+  "telegram_bind_codes",
+  "telegram_bot",
+  "telegram_chats",
+  "telegram_updates",
   "quire_migrations",
   "quire_migrations_lock",
 ] as const;
@@ -56,10 +61,10 @@ export const tablesWithoutSiteVersion = [
  * - SQLite: a row trigger per event (SQLite has no statement triggers); the UPDATE of one row by
  *   primary key in the writer's transaction, which already holds the file's write lock.
  * - PostgreSQL: a constraint trigger per table, deferred to commit (so the counter row is locked
- *   only while a writer commits, never while it waits on another lock, as 006's `threads` triggers),
- *   whose function moves the counter once per transaction: the first firing marks the transaction
- *   (a transaction-local setting) and the others return at once. A bulk write of thousands of rows
- *   costs one UPDATE, not thousands.
+ *   only while a writer commits, never while it waits on another lock, as 006's `threads` triggers).
+ *   Its WHEN condition, evaluated as each row is written, is true once per transaction (see
+ *   {@link createSiteVersionFunction}), so a bulk write of thousands of rows queues one event and
+ *   costs one UPDATE at commit, not thousands.
  */
 export async function addSiteVersionTriggers(
   db: Kysely<any>,
@@ -81,16 +86,25 @@ export async function addSiteVersionTriggers(
   for (const table of tables) {
     await sql`create constraint trigger ${sql.raw(`${table}_site_version`)}
       after insert or update or delete on ${sql.table(table)} deferrable initially deferred
-      for each row execute function bump_site_version()`.execute(db);
+      for each row when (mark_site_version()) execute function bump_site_version()`.execute(db);
   }
 }
 
-/** The PostgreSQL function behind the triggers (see {@link addSiteVersionTriggers}). */
+/**
+ * The PostgreSQL functions behind the triggers (see {@link addSiteVersionTriggers}):
+ * `mark_site_version()`, the triggers' WHEN condition, is true for the first row a transaction
+ * writes and false after (a transaction-local setting, undone with a rolled-back savepoint too), so
+ * one deferred event is queued per transaction; `bump_site_version()` moves the counter at commit.
+ */
 export async function createSiteVersionFunction(db: Kysely<any>): Promise<void> {
+  await sql`create or replace function mark_site_version() returns boolean language plpgsql as $$
+    begin
+      if current_setting('quire.site_version_marked', true) = 'on' then return false; end if;
+      perform set_config('quire.site_version_marked', 'on', true);
+      return true;
+    end $$`.execute(db);
   await sql`create or replace function bump_site_version() returns trigger language plpgsql as $$
     begin
-      if current_setting('quire.site_version_moved', true) = 'on' then return null; end if;
-      perform set_config('quire.site_version_moved', 'on', true);
       update content_versions set version = version + 1 where name = 'site';
       return null;
     end $$`.execute(db);
