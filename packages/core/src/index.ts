@@ -46,6 +46,7 @@ export {
   type StreamedFile,
 } from "./export/index.js";
 export { entityTag, entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
+export { markVariesWithTime, variesWithTime } from "./shared/varies-with-time.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
 export { isAcceptedOnly, signBody as signGithubDelivery } from "./github-sync/index.js";
 export type { MediaRecord } from "./media/index.js";

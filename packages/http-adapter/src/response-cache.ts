@@ -1,4 +1,4 @@
-import { type Access, entityTag, isRawAnswer, type RawAnswer } from "@quire/core";
+import { type Access, entityTag, isRawAnswer, type RawAnswer, variesWithTime } from "@quire/core";
 
 /** The response cache's option: a memory bound, or `false` to turn it off. @see docs/caching.md */
 export type ResponseCacheOption = { maxBytes?: number | undefined } | false;
@@ -89,7 +89,7 @@ export class ResponseCache {
     key: string | undefined,
   ): Promise<Response> {
     const stored = await storedAnswer(result);
-    if (key !== undefined && !(isRawAnswer(result) && result.variesWithTime)) {
+    if (key !== undefined && !(isRawAnswer(result) && result.variesWithTime) && !variesWithTime(result)) {
       this.store(version, key, stored);
       return answerResponse(request, stored, "miss");
     }

@@ -2,6 +2,7 @@ import type { SiteSettings } from "../deps.js";
 import { notFound } from "../errors.js";
 import { feedEntryIds } from "../feeds/feed-entries.js";
 import { defineOperation } from "../operation.js";
+import { markVariesWithTime } from "../shared/varies-with-time.js";
 import { type DiscoveredPost, discoverPostsInput, discoverPostsOutput } from "./discover-schemas.js";
 
 /**
@@ -49,8 +50,9 @@ export const discoverPosts = defineOperation({
       );
     const inLatest = listed(latest);
     const inFeatured = listed(featured);
-    return {
+    // The feeds move with the clock (the publish delay, posts dated later): never cached by version.
+    return markVariesWithTime({
       posts: input.id.map((id) => ({ id, latest: inLatest.has(id), featured: inFeatured.has(id) })),
-    };
+    });
   },
 });
