@@ -15,7 +15,8 @@ import type { Database } from "./schema.js";
  * Compile once: a query of fixed shape, built and compiled by Kysely once per database (dialect
  * and plugins), then run many times with new values, so a hot read or write pays neither building
  * the query tree nor compiling it to SQL on each call. With the same SQL text on every call, the
- * driver's statement cache (SQLite: db/statement-cache.ts) prepares it once per connection.
+ * driver prepares it once per connection (SQLite: db/statement-cache.ts; PostgreSQL: named
+ * statements, db/pg-named.ts).
  *
  * This is the approach of `kysely-params` (jtlapp/kysely-params: build with placeholder values,
  * compile on first use, swap the placeholders for values on each call) and of Kysely's recipe

@@ -1,4 +1,5 @@
 import { Kysely, PostgresDialect } from "kysely";
+import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
 import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
@@ -14,8 +15,11 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL only: hears about idle connections the server dropped (the pool replaces them). */
   onError?: (error: Error) => void;
   /**
-   * SQLite only: how many prepared statements the connection keeps, by SQL text, least recently
-   * used dropped first (default 200; 0 prepares every query anew). See db/statement-cache.ts.
+   * Prepared statements kept per connection, by SQL text; 0 prepares every query anew.
+   * SQLite: an LRU of better-sqlite3 statements (default 200; db/statement-cache.ts).
+   * PostgreSQL: named prepared statements, at most this many texts per connection (default 100;
+   * db/pg-named.ts). Set 0 behind a transaction-mode pooler that does not keep prepared statements
+   * (PgBouncer before 1.21 or without `max_prepared_statements`).
    */
   statementCacheSize?: number;
 }
@@ -24,7 +28,8 @@ export interface OpenDatabaseOptions {
  * Opens a Kysely database for a SQLite file (better-sqlite3: WAL, busy timeout, foreign keys on;
  * transactions take the write lock at their start, see {@link FileSqliteDialect}; each SQL text is
  * prepared once, see {@link cachedStatements})
- * or a PostgreSQL URL (node-postgres; integer columns read as numbers). The drivers are optional
+ * or a PostgreSQL URL (node-postgres; integer columns read as numbers; queries with parameters run
+ * as named prepared statements, see {@link namedStatements}). The drivers are optional
  * peer dependencies loaded on demand, so core stays loadable where neither exists.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
@@ -71,5 +76,7 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
     client.on("error", onError);
   });
   if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const perConnection = options.statementCacheSize ?? defaultNamedStatementsPerConnection;
+  const prepared = perConnection > 0 ? namedStatements(pool, { maxPerConnection: perConnection }) : pool;
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared }) });
 }
