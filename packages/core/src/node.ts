@@ -5,3 +5,6 @@
  * it to `createEngine`.
  */
 export { type OpenDatabaseOptions, openDatabase } from "./db/open.js";
+/** Prepare once, for a Kysely instance built by hand: see docs/architecture.md § Database. */
+export { namedStatements } from "./db/pg-named.js";
+export { type CachingSqliteDatabase, cachedStatements } from "./db/statement-cache.js";
