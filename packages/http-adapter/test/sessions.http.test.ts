@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { HandlerOptions } from "../src/index.js";
 import { assertErrorShape, createTestSite, type TestSite } from "./helpers.js";
 
 const secret = "a-test-auth-secret-of-at-least-32-chars";
@@ -7,7 +6,7 @@ const password = "correct horse battery";
 const origin = "http://localhost";
 
 /** A site with sign-in on and the owner's password set. */
-async function signInSite(options: HandlerOptions = {}): Promise<TestSite> {
+async function signInSite(options: Parameters<typeof createTestSite>[0] = {}): Promise<TestSite> {
   const site = await createTestSite({ sessions: { secret }, ...options });
   await site.engine.owner.setPassword({ password });
   return site;
