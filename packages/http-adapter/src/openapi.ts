@@ -326,6 +326,8 @@ function errorRefs(route: Route, operation: AnyOperation): Record<string, unknow
     refs["401"] = ref("UNAUTHORIZED");
     refs["403"] = ref("FORBIDDEN");
   }
+  // A webhook (raw input) checks its own signature or secret header: 401 when it does not match.
+  if (route.input === "raw") refs["401"] = ref("UNAUTHORIZED");
   refs["404"] = ref("NOT_FOUND");
   if (route.method !== "GET") refs["409"] = ref("CONFLICT");
   if (route.input === "body" || route.input === "queryAndBody") refs["415"] = ref("UNSUPPORTED_MEDIA_TYPE");
