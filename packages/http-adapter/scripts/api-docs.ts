@@ -9,9 +9,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { operations } from "@quire/core";
+import { operations, signGithubDelivery } from "@quire/core";
 import { createTestEngine } from "@quire/core/testing";
 import { createFsStorage } from "@quire/storage-fs";
+import {
+  interceptGithubApi,
+  startGithubStandIn,
+} from "../../core/src/github-sync/testing/github-stand-in.js";
 import { createHandler } from "../src/handler.js";
 import { type OpenApiDocument, openApiDocument } from "../src/openapi.js";
 import { createRouter } from "../src/router.js";
@@ -63,7 +67,8 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
     const noToken =
       path.startsWith("/api/public/") ||
       path.startsWith("/api/discover/") ||
-      (method === "POST" && path === "/api/telegram");
+      (method === "POST" && path === "/api/telegram") ||
+      (method === "POST" && path === "/api/github-sync/webhook");
     if (noToken || !path.startsWith("/api/")) delete headers.authorization;
     const response = await handler(
       new Request(`http://localhost${path}`, {
@@ -283,6 +288,52 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
       await call("DELETE", "/api/telegram/connection");
     } finally {
       restoreFetch();
+    }
+    // Code-host sync, against a stand-in of GitHub's REST API at its real address (no network; docs/github-sync.md)
+    const github = await startGithubStandIn();
+    const restoreGithub = interceptGithubApi(github);
+    try {
+      github.createRepo("octocat", "blog", {
+        token: "ghp_example",
+        files: { "config.toml": 'theme = "mine"\n' },
+      });
+      await call("PUT", "/api/github-sync", {
+        owner: "octocat",
+        repo: "blog",
+        token: "ghp_example",
+        webhookUrl: "https://blog.example/api/github-sync/webhook",
+      });
+      await call("GET", "/api/github-sync");
+      await call("POST", "/api/github-sync/push");
+      // The owner edits the post's page on GitHub; GitHub delivers the push, signed with the hook's secret.
+      const [pagePath, pageText] = [...github.files("octocat", "blog", "main")].find(
+        ([file, text]) => file.endsWith("/_index.md") && text.includes(`"id":"${post.id}"`),
+      ) as [string, string];
+      const pushed = github.pushCommit(
+        "octocat",
+        "blog",
+        "main",
+        { [pagePath]: `${pageText.trimEnd()}\n\nEdited on GitHub.\n` },
+        "Add a line",
+      );
+      const delivery = {
+        ref: "refs/heads/main",
+        before: pushed.before,
+        after: pushed.after,
+        repository: { name: "blog", full_name: "octocat/blog" },
+        head_commit: { id: pushed.after, message: "Add a line" },
+        commits: [{ id: pushed.after, message: "Add a line", added: [], removed: [], modified: [pagePath] }],
+      };
+      const hookSecret = [...github.repo("octocat", "blog").hooks.values()][0]?.secret ?? "";
+      await call("POST", "/api/github-sync/webhook", delivery, {
+        "x-github-event": "push",
+        "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        "x-hub-signature-256": await signGithubDelivery(hookSecret, JSON.stringify(delivery)),
+      });
+      await call("DELETE", "/api/github-sync");
+    } finally {
+      restoreGithub();
+      await github.close();
     }
     await call("POST", "/api/export/hugo", { drafts: false });
     // Maintenance (internal): each call one bounded batch; pass nextCursor back until it is null

@@ -49,7 +49,7 @@ export const receiveWebhook = defineOperation({
       throw invalidField("headers.x-github-event", "Required: the event's name");
     if (!/^[\w-]{1,100}$/.test(delivery))
       throw invalidField("headers.x-github-delivery", "Required: the delivery's id");
-    const payload = parseJson(body);
+    const payload = parseJson(formPayload(body, headers["content-type"]));
     if (event === "ping") return { status: "pong", event };
     if (event !== "push")
       return acceptedOnly({ status: "ignored", event, reason: "Only push events are read" });
@@ -259,6 +259,17 @@ async function readLimited(source: Parameters<typeof chunksOf>[0] | undefined): 
     offset += chunk.byteLength;
   }
   return out;
+}
+
+/**
+ * A hook registered with content type `application/x-www-form-urlencoded` sends the JSON as the
+ * `payload` field; the signature still covers the bytes as sent. Other bodies are read as JSON.
+ */
+function formPayload(body: Uint8Array, contentType: string | undefined): Uint8Array {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(contentType?.trim() ?? "")) return body;
+  const payload = new URLSearchParams(new TextDecoder().decode(body)).get("payload");
+  if (payload === null) throw invalidField("body", "A form delivery carries its JSON in the payload field");
+  return new TextEncoder().encode(payload);
 }
 
 function parseJson(body: Uint8Array): unknown {

@@ -72,14 +72,19 @@ export class SyncScheduler {
   }
 
   private async runOnce(): Promise<void> {
-    const ctx = { ...this.context, settings: await this.context.settingsStore.current() };
-    const row = await readConnection(ctx.db).catch(() => null);
-    if (!row) return;
+    // Nothing escapes: a failure is logged and kept for the status, never an unhandled rejection.
     try {
-      await pushExport(ctx, row);
+      const ctx = { ...this.context, settings: await this.context.settingsStore.current() };
+      const row = await readConnection(ctx.db);
+      if (!row) return;
+      try {
+        await pushExport(ctx, row);
+      } catch (err) {
+        this.context.logger.warn("github sync: the outbound sync failed", { error: String(err) });
+        await recordPushError(ctx, err).catch(() => {});
+      }
     } catch (err) {
-      ctx.logger.warn("github sync: the outbound sync failed", { error: String(err) });
-      await recordPushError(ctx, err).catch(() => {});
+      this.context.logger.warn("github sync: the outbound sync could not start", { error: String(err) });
     }
   }
 

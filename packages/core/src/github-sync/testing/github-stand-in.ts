@@ -302,3 +302,20 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     });
   return standIn;
 }
+
+/**
+ * Sends this process's `fetch` calls to GitHub's API address (`https://api.github.com` by default)
+ * to the stand-in instead, so a scenario can use the real default base URL without the network.
+ * Returns the function that restores `fetch`.
+ */
+export function interceptGithubApi(standIn: GithubStandIn, base = "https://api.github.com"): () => void {
+  const original = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith(`${base}/`)) return original(`${standIn.url}${url.slice(base.length)}`, init);
+    return original(input, init);
+  }) as typeof fetch;
+  return () => {
+    globalThis.fetch = original;
+  };
+}
