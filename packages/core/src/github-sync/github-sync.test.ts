@@ -202,6 +202,20 @@ describe("outbound sync", () => {
     expect(files.has("README.md")).toBe(true);
   });
 
+  it("rebuilds its commit on the new head when someone pushed in between (fast-forward only)", async () => {
+    await engine.posts.create({ format: "note", bodyMarkdown: "Racing", slug: "racing" });
+    await connect();
+    github.beforeNextRefUpdate = () =>
+      github.pushCommit(owner, repoName, "main", { "NOTES.md": "pushed meanwhile\n" }, "A push in between");
+    const result = await engine.githubSync.push({});
+    const log = github.log(owner, repoName, "main");
+    expect(log.map((commit) => commit.message.split(" ")[0])).toEqual(["Quire:", "A", "Initial"]);
+    expect(log[0]?.sha).toBe(result.commit);
+    const files = github.files(owner, repoName, "main");
+    expect(files.get("NOTES.md")).toBe("pushed meanwhile\n");
+    expect(files.has("content/threads/racing/_index.md")).toBe(true);
+  });
+
   it("leaves drafts out of the repository", async () => {
     await engine.posts.create({
       format: "note",
@@ -373,6 +387,60 @@ describe("githubSync.webhook", () => {
     expect(await engine.posts.get({ id: post.id, content: "markdown" })).toMatchObject({
       bodyMarkdown: "Changed in Quire since",
     });
+  });
+
+  it("of two identical deliveries arriving at once, one applies and the other is a duplicate", async () => {
+    const post = await engine.posts.create({ format: "note", bodyMarkdown: "Once", slug: "once" });
+    await connect();
+    await engine.githubSync.push({});
+    const path = "content/threads/once/_index.md";
+    const text = (github.files(owner, repoName, "main").get(path) as string).replace("\nOnce\n", "\nTwice?\n");
+    const push = github.pushCommit(owner, repoName, "main", { [path]: text }, "Edit");
+    const payload = pushPayload(push, [path]);
+    const answers = await Promise.all([
+      deliver("push", payload, { delivery: "same" }),
+      deliver("push", payload, { delivery: "same" }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual(["applied", "duplicate"]);
+    expect(await deliveryRows()).toHaveLength(1);
+    expect(await engine.posts.get({ id: post.id, content: "markdown" })).toMatchObject({
+      bodyMarkdown: "Twice?",
+    });
+  });
+
+  it("reads hand-edited front matter in plain YAML (unquoted text, an indented params block)", async () => {
+    const post = await engine.posts.create({
+      format: "note",
+      title: "T",
+      bodyMarkdown: "Body",
+      slug: "yaml",
+    });
+    await connect();
+    const path = "content/threads/yaml/_index.md";
+    const page = [
+      "---",
+      "title: A title typed by hand  # a comment",
+      "draft: false",
+      "params:",
+      `  id: ${post.id}`,
+      "  rating: 2",
+      "---",
+      "Body typed by hand",
+      "",
+    ].join("\n");
+    const push = github.pushCommit(owner, repoName, "main", { [path]: page }, "Hand edit");
+    expect(await deliver("push", pushPayload(push, [path]))).toMatchObject({
+      status: "applied",
+      updated: [post.id],
+    });
+    expect(await engine.posts.get({ id: post.id, content: "markdown" })).toMatchObject({
+      title: "A title typed by hand",
+      rating: 2,
+      bodyMarkdown: "Body typed by hand",
+    });
+    const broken = github.pushCommit(owner, repoName, "main", { [path]: "no front matter\n" }, "Break it");
+    const answer = await deliver("push", pushPayload(broken, [path]));
+    expect(answer.rejected).toEqual([{ path, reason: expect.stringMatching(/front matter/) }]);
   });
 
   it("skips a push whose head commit is Quire's own, so the sync never loops", async () => {

@@ -46,6 +46,8 @@ export interface GithubStandIn {
   log(owner: string, name: string, branch: string): { sha: string; message: string }[];
   /** Answers every request with this status until set back to null (simulates an outage). */
   failWith: number | null;
+  /** Runs once just before the next ref update is judged (someone else pushing in between). */
+  beforeNextRefUpdate: (() => void) | null;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     url: "",
     requests,
     failWith: null,
+    beforeNextRefUpdate: null,
     repo(owner, name) {
       const repo = repos.get(`${owner}/${name}`.toLowerCase());
       if (!repo) throw new Error(`No stand-in repository ${owner}/${name}`);
@@ -252,6 +255,9 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     m = method === "PATCH" ? /^\/git\/refs\/heads\/(.+)$/.exec(rest) : null;
     if (m) {
       const branch = decodeURIComponent(m[1] as string);
+      const interloper = standIn.beforeNextRefUpdate;
+      standIn.beforeNextRefUpdate = null;
+      interloper?.();
       const current = repo.refs.get(branch);
       const commit = repo.commits.get(body.sha);
       if (!current || !commit) return send(422, { message: "Reference does not exist" });
