@@ -269,7 +269,7 @@ describe("POST /api/github-sync/webhook", () => {
       for (const event of ["push", "ping", "issues", "\u00e9v\u00e9nement"]) {
         const signed = await deliver(event, body);
         expect(signed.status, `${event} ${String(body)}`).toBeLessThan(500);
-        const unsigned = await deliver(event, body, { signature: "sha256=" + "a".repeat(64) });
+        const unsigned = await deliver(event, body, { signature: `sha256=${"a".repeat(64)}` });
         expect(unsigned.status).toBe(401);
       }
     }

@@ -394,7 +394,10 @@ describe("githubSync.webhook", () => {
     await connect();
     await engine.githubSync.push({});
     const path = "content/threads/once/_index.md";
-    const text = (github.files(owner, repoName, "main").get(path) as string).replace("\nOnce\n", "\nTwice?\n");
+    const text = (github.files(owner, repoName, "main").get(path) as string).replace(
+      "\nOnce\n",
+      "\nTwice?\n",
+    );
     const push = github.pushCommit(owner, repoName, "main", { [path]: text }, "Edit");
     const payload = pushPayload(push, [path]);
     const answers = await Promise.all([
