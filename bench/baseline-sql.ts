@@ -20,12 +20,15 @@ export function baselineSql(options: {
   const key = sortKey[options.order];
   const order = `order by ${key} desc, id desc limit 21`;
   const after = options.cursor ? `and (${key}, id) < (${options.param(1)}, ${options.param(2)})` : "";
+  // SQLite, without statistics, reads the few pinned roots through every root's activity entry
+  // unless told the partial index (as the engine tells it: dialect.tableIndexedBy).
+  const pinnedIndex = options.dialect === "sqlite" ? "indexed by threads_pinned" : "";
   const page =
     options.order === "published"
       ? `select ${columns}, 1 as seg from posts where ${root} ${after} ${order}`
       : options.cursor
         ? `select ${columns}, 1 as seg from posts where ${root} and pinned_at is null ${after} ${order}`
-        : `select * from (select ${columns}, 0 as seg from posts where ${root} and pinned_at is not null ${order}) as pinned
+        : `select * from (select ${columns}, 0 as seg from posts ${pinnedIndex} where ${root} and pinned_at is not null ${order}) as pinned
            union all
            select * from (select ${columns}, 1 as seg from posts where ${root} and pinned_at is null ${order}) as rest`;
   // SQLite (without ANALYZE statistics) knows neither that `roots` and `numbered` are small nor

@@ -14,6 +14,11 @@ export interface PgSite {
   close(): Promise<void>;
 }
 
+/** node-postgres's query by config: a named statement is prepared once per connection. */
+interface NamedQuery {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
 /** Opens the site of `size` posts in schema `bench_threads_<size>`, building it when missing or stale. */
 export async function openPgSite(url: string, size: number, log: (line: string) => void): Promise<PgSite> {
   const schema = `bench_threads_${size}`;
@@ -25,10 +30,16 @@ export async function openPgSite(url: string, size: number, log: (line: string) 
   return {
     schema,
     listedThreads: listed,
+    // Hand-prepared: a named statement, parsed and planned once per connection, as the engine's
+    // statements are (db/pg-named.ts).
     baseline: async (order, cursor) =>
-      cursor
-        ? (await raw.query(sqlOf(order, true), cursor)).rows
-        : (await raw.query(sqlOf(order, false))).rows,
+      (
+        await (raw as unknown as NamedQuery).query({
+          name: `baseline_${order}_${cursor ? "deep" : "first"}`,
+          text: sqlOf(order, cursor !== undefined),
+          values: cursor ?? [],
+        })
+      ).rows,
     deepPosition: async (order, fromEnd) => {
       const row = (await raw.query(deepPositionSql(order, "$1"), [Math.max(0, listed - fromEnd)]))
         .rows[0] as {

@@ -1,5 +1,6 @@
 /**
- * Thread list benchmark: `pnpm bench:threads [--sizes=10k,100k,1m|none] [--pg=100k|off] [--iterations=500]`.
+ * Thread list benchmark: `pnpm bench:threads [--sizes=10k,100k,1m|none] [--pg=100k|off] [--iterations=500]
+ * [--statement-cache=N]`.
  * Builds (or reuses, under bench/.data/) sites of 10k, 100k and 1M posts, then times the public
  * Thread list with include=fold — first page and a deep page (a cursor near the end) — in-process,
  * through the Fetch handler, and as one hand-written SQL statement (the baseline). See bench/README.md.
@@ -27,6 +28,9 @@ const args = Object.fromEntries(
 const sizes = args.sizes === "none" ? [] : (args.sizes ?? "10k,100k,1m").split(",").map(parseSize);
 const pgSize = args.pg === "off" ? null : parseSize(args.pg ?? "100k");
 const iterations = Number(args.iterations ?? 500);
+/** Prepared statements kept per connection (`--statement-cache=0` prepares every query anew, on both databases). */
+const statementCacheSize =
+  args["statement-cache"] === undefined ? undefined : Number(args["statement-cache"]);
 const warmup = Math.ceil(iterations / 10);
 const orders: BenchOrder[] = ["activity", "published"];
 const log = (line: string) => console.log(line);
@@ -174,7 +178,10 @@ function ratio(a: number, b: number): string {
 
 async function sqliteCase(size: number): Promise<CaseResult[]> {
   const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
-  const engine = createEngine({ db: await openDatabase({ url: site.file }), storage: urlOnlyStorage });
+  const engine = createEngine({
+    db: await openDatabase({ url: site.file, statementCacheSize }),
+    storage: urlOnlyStorage,
+  });
   try {
     return await timeSite({
       database: "SQLite",
@@ -195,7 +202,7 @@ async function pgCase(size: number): Promise<CaseResult[]> {
   try {
     const site = await openPgSite(url, size, log);
     const engine = createEngine({
-      db: await openDatabase({ url, schema: site.schema, poolSize: 2 }),
+      db: await openDatabase({ url, schema: site.schema, poolSize: 2, statementCacheSize }),
       storage: urlOnlyStorage,
     });
     try {
