@@ -1,12 +1,14 @@
 /**
  * HTTP benchmark: `pnpm bench:http [--posts=100k|1m] [--pg=100k|off] [--sqlite=on|off]
- * [--workers=1,2] [--cache=on,off] [--duration=10] [--warmup=3] [--connections=8] [--mixed=on|off]`.
+ * [--workers=1,2] [--cache=on,off] [--duration=10] [--rounds=6] [--warmup=3] [--connections=8]
+ * [--mixed=on|off]`.
  *
  * Starts the reference server (examples/server, a child process per case) on a copy of a bench
  * site (SQLite, built or reused under bench/.data/ by bench/sqlite-site.ts; PostgreSQL by
  * bench/pg-site.ts), and a bare node:http server sending the same first-page bytes from memory
  * (bench/http-bare-server.ts), then drives each with `--connections` keep-alive clients:
- * - reads of the public Thread list's first page with include=fold, against the bare server;
+ * - reads of the public Thread list's first page with include=fold, against the bare server (the two
+ *   take turns in `--rounds` slices of the `--duration`, so the shared machine's load hits both alike);
  * - a write-then-read check: a post created through the API is on top of the very next public read
  *   on every connection (so from every worker); a stale answer fails the benchmark;
  * - a mixed load: 90 % public reads of several kinds, 10 % creates and replies.
@@ -35,6 +37,7 @@ const cacheModes = (args.cache ?? "on,off").split(",") as ("on" | "off")[];
 const durationMs = Number(args.duration ?? 10) * 1000;
 const warmupMs = Number(args.warmup ?? 3) * 1000;
 const connections = Number(args.connections ?? 8);
+const rounds = Number(args.rounds ?? 6);
 const mixed = args.mixed !== "off";
 const devToken = "bench-http-dev-token";
 const firstPage = "/api/public/threads?include=fold";
@@ -172,20 +175,27 @@ function figures(samples: number[], seconds: number): Figures {
   return { requests: sorted.length, perSecond: sorted.length / seconds, p50: at(0.5), p99: at(0.99) };
 }
 
+/** A load on one server: `connections` clients, run in slices so two servers can take turns. */
+interface Load {
+  /** Runs the clients for `ms` (then lets the requests in flight finish); counted when `measured`. */
+  slice(ms: number, measured: boolean): Promise<void>;
+  result(): LoadResult;
+  close(): Promise<void>;
+}
+
 /**
- * Runs `connections` clients on one keep-alive connection each, every client sending its next
- * request when the last answer's body has been read, for `warmupMs` (not counted) then `durationMs`.
+ * `connections` clients on one keep-alive connection each, every client sending its next request
+ * when the last answer's body has been read.
  */
-async function drive(origin: string, next: (client: number) => Call): Promise<LoadResult> {
+function createLoad(origin: string, next: (client: number) => Call): Load {
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
   const reads: number[] = [];
   const writes: number[] = [];
   const failures: Record<string, number> = {};
   const cache: Record<string, number> = {};
-  let measuring = false;
-  let stopped = false;
-  const client = async (index: number) => {
-    while (!stopped) {
+  let seconds = 0;
+  const client = async (index: number, until: number, measured: boolean) => {
+    while (performance.now() < until) {
       const call = next(index);
       const started = performance.now();
       const response = await pool.request({
@@ -200,7 +210,7 @@ async function drive(origin: string, next: (client: number) => Call): Promise<Lo
         // read every byte, as a client would
       }
       const elapsed = performance.now() - started;
-      if (!measuring) continue;
+      if (!measured) continue;
       (call.write ? writes : reads).push(elapsed);
       if (response.statusCode >= 300) {
         const key = `${call.kind} ${response.statusCode}`;
@@ -210,28 +220,52 @@ async function drive(origin: string, next: (client: number) => Call): Promise<Lo
       if (!call.write && typeof hit === "string") cache[hit] = (cache[hit] ?? 0) + 1;
     }
   };
-  const running = Array.from({ length: connections }, (_, index) => client(index));
-  await sleep(warmupMs);
-  measuring = true;
-  const started = performance.now();
-  await sleep(durationMs);
-  measuring = false;
-  const seconds = (performance.now() - started) / 1000;
-  stopped = true;
-  await Promise.all(running);
-  await pool.close();
   return {
-    seconds,
-    all: figures([...reads, ...writes], seconds),
-    reads: figures(reads, seconds),
-    writes: writes.length > 0 ? figures(writes, seconds) : null,
-    failures,
-    cache,
+    async slice(ms, measured) {
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: connections }, (_, index) => client(index, started + ms, measured)),
+      );
+      if (measured) seconds += (performance.now() - started) / 1000;
+    },
+    result: () => ({
+      seconds,
+      all: figures([...reads, ...writes], seconds),
+      reads: figures(reads, seconds),
+      writes: writes.length > 0 ? figures(writes, seconds) : null,
+      failures,
+      cache,
+    }),
+    close: () => pool.close(),
   };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** One load on one server: a warm-up, then `durationMs` measured. */
+async function drive(origin: string, next: (client: number) => Call): Promise<LoadResult> {
+  const load = createLoad(origin, next);
+  await load.slice(warmupMs, false);
+  await load.slice(durationMs, true);
+  await load.close();
+  return load.result();
+}
+
+/**
+ * The same first-page load on two servers taking turns in `rounds` slices, so that a change in
+ * the machine's load (it is shared) hits both alike and their ratio holds.
+ */
+async function driveInTurns(
+  a: string,
+  b: string,
+  next: (client: number) => Call,
+): Promise<[LoadResult, LoadResult]> {
+  const loads = [createLoad(a, next), createLoad(b, next)] as const;
+  for (const load of loads) await load.slice(warmupMs, false);
+  for (let round = 0; round < rounds; round++) {
+    for (const load of round % 2 === 0 ? loads : [...loads].reverse())
+      await load.slice(durationMs / rounds, true);
+  }
+  for (const load of loads) await load.close();
+  return [loads[0].result(), loads[1].result()];
 }
 
 /** A small deterministic generator, so every case sends the same mix. */
@@ -394,36 +428,32 @@ function print(result: CaseResult): void {
 
 async function runDatabase(database: string, posts: number, databaseUrl: string): Promise<void> {
   log(`\n${database}, ${label(posts)} posts`);
-  let body: Buffer | undefined;
-  let contentType = "application/json";
+  const firstPageCall = (): Call => ({ kind: "list", write: false, method: "GET", path: firstPage });
   for (const cache of cacheModes) {
     for (const workers of workerCounts) {
       const server = await startQuire(databaseUrl, workers, cache);
       try {
-        const first = await fetch(`${server.origin}${firstPage}`);
-        body ??= Buffer.from(await first.arrayBuffer());
-        contentType = first.headers.get("content-type") ?? contentType;
         const freshReads = await writeThenRead(server.origin, 5);
-        const read = await drive(server.origin, () => ({
-          kind: "list",
-          write: false,
-          method: "GET",
-          path: firstPage,
-        }));
+        // The bare server sends the bytes this server now sends for the page.
+        const first = await fetch(`${server.origin}${firstPage}`);
+        const body = Buffer.from(await first.arrayBuffer());
+        const bare = await startBare(body, first.headers.get("content-type") ?? "application/json", workers);
+        let read: LoadResult;
+        let reference: LoadResult;
+        try {
+          [read, reference] = await driveInTurns(server.origin, bare.origin, firstPageCall);
+        } finally {
+          await bare.stop();
+        }
         // What the server did, not only what was asked: a server that does not read RESPONSE_CACHE caches anyway.
         const observed = (read.cache.hit ?? 0) > 0 ? "on" : "off";
         const cacheLabel = observed === cache ? cache : `${cache}, but ${observed}`;
-        print({
-          database,
-          posts,
-          server: "quire",
-          workers,
-          cache: cacheLabel,
-          load: "first page",
-          bodyBytes: body.length,
-          result: read,
-          freshReads,
-        });
+        const common = { database, posts, workers, load: "first page" as const, bodyBytes: body.length };
+        print({ ...common, server: "quire", cache: cacheLabel, result: read, freshReads });
+        print({ ...common, server: "bare", cache: "-", result: reference });
+        log(
+          `  → ${((100 * read.all.perSecond) / reference.all.perSecond).toFixed(0)} % of bare node:http (${body.length} bytes; the two took turns)`,
+        );
         if (mixed) {
           const sample = await sampleSite(server.origin);
           const load = await drive(server.origin, mixedCalls(sample, 17));
@@ -447,43 +477,7 @@ async function runDatabase(database: string, posts: number, databaseUrl: string)
       }
     }
   }
-  if (!body) return;
-  log(`  (first page: ${body.length} bytes; write-then-read: every read after a create showed it)`);
-  for (const workers of workerCounts) {
-    const bare = await startBare(body, contentType, workers);
-    try {
-      const read = await drive(bare.origin, () => ({
-        kind: "bare",
-        write: false,
-        method: "GET",
-        path: firstPage,
-      }));
-      print({
-        database,
-        posts,
-        server: "bare",
-        workers,
-        cache: "-",
-        load: "first page",
-        bodyBytes: body.length,
-        result: read,
-      });
-    } finally {
-      await bare.stop();
-    }
-  }
-  for (const workers of workerCounts) {
-    const bare = results.find((r) => r.database === database && r.server === "bare" && r.workers === workers);
-    for (const r of results.filter(
-      (r) =>
-        r.database === database && r.server === "quire" && r.workers === workers && r.load === "first page",
-    )) {
-      if (bare)
-        log(
-          `  ${workers}w cache ${r.cache}: ${((100 * r.result.all.perSecond) / bare.result.all.perSecond).toFixed(0)} % of bare node:http (${workers}w)`,
-        );
-    }
-  }
+  log("  write-then-read: every read after a create showed it");
 }
 
 /** The SQLite site is copied before the run, so the writes never touch the cached build. */
