@@ -70,7 +70,7 @@ async function dropSiteVersionTriggers(engine: Engine): Promise<void> {
   if (testDatabaseKind() === "postgres") {
     const rows = await sql<{ table: string; name: string }>`select c.relname as table, t.tgname as name
       from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
-      where p.proname = 'bump_site_version'`.execute(db);
+      where p.proname = 'bump_site_version' and c.relnamespace = current_schema()::regnamespace`.execute(db);
     for (const row of rows.rows)
       await sql`drop trigger ${sql.id(row.name)} on ${sql.id(row.table)}`.execute(db);
   } else {

@@ -193,10 +193,10 @@ export class SettingsStore {
       const promise = this.load(version);
       const loading = { version, promise };
       this.loading = loading;
-      promise.then(
-        () => this.loading === loading && (this.loading = undefined),
-        () => this.loading === loading && (this.loading = undefined),
-      );
+      const done = () => {
+        if (this.loading === loading) this.loading = undefined;
+      };
+      promise.then(done, done);
     }
     return { version, resolved: await (this.loading as { promise: Promise<ResolvedSettings> }).promise };
   }
