@@ -143,7 +143,9 @@ export async function startBotApiStandIn(token?: string): Promise<BotApiStandIn>
     const answer = await behaviour.fetch(
       new Request(`http://127.0.0.1${request.url ?? "/"}`, {
         method: request.method ?? "GET",
-        ...(request.method === "GET" || request.method === "HEAD" ? {} : { body }),
+        ...(request.method === "GET" || request.method === "HEAD"
+          ? {}
+          : { body: new Uint8Array(body) as Uint8Array<ArrayBuffer> }),
       }),
     );
     response.writeHead(answer.status, Object.fromEntries(answer.headers));

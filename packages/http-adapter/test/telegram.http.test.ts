@@ -386,7 +386,7 @@ describe("publishing", () => {
       originalName: "Testfile.pdf",
       size: pdf.length,
     });
-    const stored = await site.download(post.attachments[0].url);
+    const stored = await site.download((post.attachments[0] as { url: string }).url);
     expect(new Uint8Array(await stored.arrayBuffer())).toEqual(pdf);
     expect(api.calls.filter((c) => c.method === "getFile").map((c) => c.params.file_id)).toEqual([
       "AwADBAADbXXXXXXXXXXXGBdhD2l6_XX",
@@ -436,11 +436,11 @@ describe("publishing", () => {
     expect(second.body).toMatchObject({ status: "added", postId: first.body.postId });
     const album = await site.engine.posts.get({ id: first.body.postId, content: "markdown" });
     expect(album.bodyMarkdown).toBe("Two \\*pictures\\*");
-    expect(album.attachments.map((a: { mimeType: string }) => a.mimeType)).toEqual([
+    expect(album.attachments.map((a) => (a as { mimeType: string }).mimeType)).toEqual([
       "image/jpeg",
       "video/mp4",
     ]);
-    expect(album.attachments[1].originalName).toBe("clip.mp4");
+    expect((album.attachments[1] as { originalName: string }).originalName).toBe("clip.mp4");
     expect((await posts()).length).toBe(2);
   });
 
