@@ -117,4 +117,6 @@ export const inProcessOnly: readonly OperationId[] = [
   "sessions.signIn",
   "sessions.signOut",
   "sessions.revokeAll",
+  // Bulk create for imports and restores (docs/posts.md § Bulk create): a host's import code calls it.
+  "posts.createMany",
 ];

@@ -1,4 +1,5 @@
 import { checkPostSlug } from "./check-slug.js";
+import { createManyPosts } from "./create-many.js";
 import { createPost } from "./create-post.js";
 import { deletePost } from "./delete-post.js";
 import { getPost } from "./get-post.js";
@@ -17,4 +18,5 @@ export const postOperations = [
   checkPostSlug,
   getPublicPost,
   setPostLanguage,
+  createManyPosts,
 ] as const;

@@ -1,5 +1,6 @@
 import { claimAddress, claimGeneratedAddress } from "../custom-urls/addresses.js";
 import { checkNotReserved, isReservedAddress } from "../custom-urls/reserved-addresses.js";
+import { compiled } from "../db/compiled.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField } from "../errors.js";
 import { type RenderedBody, renderEditorDoc, renderMarkdown } from "../render/index.js";
@@ -88,6 +89,9 @@ export async function claimNewSlug(
     generated === "" || isReservedAddress(generated)
       ? [generated, input.fallback].filter(Boolean).join("-")
       : generated;
+  // Most generated slugs are free: one conditional insert takes the base, and only a taken one
+  // pays for the candidate read. The outcome is the same: the base is the first candidate.
+  if (await claimIfFree(ctx, base, input.id)) return { slug: base, aliasPath: null };
   const slug = await claimGeneratedAddress(ctx, {
     base,
     fallbackSuffix: input.id.slice(-8),
@@ -96,6 +100,23 @@ export async function claimNewSlug(
   });
   return { slug, aliasPath: null };
 }
+
+/**
+ * Claims `path` for a post when it is not reserved and nobody holds it: the conditional insert of
+ * claimAddress (custom-urls/addresses.ts), as a compiled statement since every create runs it.
+ */
+async function claimIfFree(ctx: Pick<EngineContext, "db">, path: string, ownerId: string): Promise<boolean> {
+  if (isReservedAddress(path)) return false;
+  return (await claimPostAddress.execute(ctx.db, { path, ownerId })).length > 0;
+}
+
+const claimPostAddress = compiled<{ path: string; ownerId: string }>()((db, p) =>
+  db
+    .insertInto("site_addresses")
+    .values({ path: p.value("path"), owner_type: "post", owner_id: p.value("ownerId") })
+    .onConflict((oc) => oc.column("path").doNothing())
+    .returning("path"),
+);
 
 /** `hello-world` → slug `hello-world`; `2024/01/hello-world` → slug `2024-01-hello-world` + alias. @see spec § Slugs and paths rule 2 */
 function slugFromPath(path: string): { slug: string; aliasPath: string | null } {

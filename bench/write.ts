@@ -1,0 +1,254 @@
+/**
+ * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500] [--only=create|bulk]
+ * [--pg=on] [--cpu-prof]`.
+ * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
+ * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
+ * `engine.posts.create` one by one, then as many through the bulk path `engine.posts.createMany`
+ * in batches of `--batch`, and prints posts/s for each, with the machine. `--cpu-prof` profiles each
+ * series with the inspector and prints the functions with the most self time (the profiles are saved
+ * under bench/.data/). See bench/README.md § Write path.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../packages/core/src/db/open.js";
+import { createEngine, type Engine } from "../packages/core/src/engine.js";
+import { markdownBody, wordsFrom } from "./write-body.js";
+
+const dataDir = new URL("./.data/", import.meta.url).pathname;
+const args = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key, value ?? "true"];
+  }),
+);
+const postCount = Number(args.posts ?? 3000);
+const batchSize = Number(args.batch ?? 500);
+const only = args.only as "create" | "bulk" | undefined;
+const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
+
+/** The create input of post `n`: a titled note with the benchmark body. */
+function postInput(n: number) {
+  return {
+    format: "note" as const,
+    title: `Write bench ${n} ${wordsFrom(n)()}`,
+    bodyMarkdown: markdownBody(n),
+  };
+}
+
+interface Figures {
+  database: string;
+  series: string;
+  posts: number;
+  /** Wall time, and posts per wall second. */
+  seconds: number;
+  perSecond: number;
+  /** This process's CPU time (user + system), and posts per CPU second: on a shared machine, the figure other processes disturb least. */
+  cpuSeconds: number;
+  perCpuSecond: number;
+}
+
+async function timeSeries(
+  name: string,
+  database: string,
+  run: () => Promise<void>,
+  posts: number,
+): Promise<Figures> {
+  const session = profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  await run();
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  if (session) {
+    const { profile: cpuProfile } = await session.post("Profiler.stop");
+    session.disconnect();
+    mkdirSync(dataDir, { recursive: true });
+    const file = `${dataDir}write-${database.toLowerCase()}-${name}.cpuprofile`;
+    writeFileSync(file, JSON.stringify(cpuProfile));
+    printProfile(cpuProfile as unknown as CpuProfile, `${database} ${name}`, file);
+  }
+  const figures = {
+    database,
+    series: name,
+    posts,
+    seconds,
+    perSecond: posts / seconds,
+    cpuSeconds,
+    perCpuSecond: posts / cpuSeconds,
+  };
+  console.log(
+    `${database} ${name}: ${posts} posts in ${seconds.toFixed(2)} s = ${Math.round(figures.perSecond)} posts/s; ` +
+      `${cpuSeconds.toFixed(2)} s of this process's CPU = ${Math.round(figures.perCpuSecond)} posts per CPU second`,
+  );
+  return figures;
+}
+
+interface CpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    hitCount?: number;
+  }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Top self time by function, and by package (node_modules/<name>, our sources, node internals). */
+function printProfile(cpuProfile: CpuProfile, title: string, file: string): void {
+  const byNode = new Map(cpuProfile.nodes.map((node) => [node.id, node]));
+  const selfMs = new Map<number, number>();
+  cpuProfile.samples.forEach((id, index) => {
+    selfMs.set(id, (selfMs.get(id) ?? 0) + (cpuProfile.timeDeltas[index] ?? 0) / 1000);
+  });
+  const total = [...selfMs.values()].reduce((sum, ms) => sum + ms, 0);
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  for (const [id, ms] of selfMs) {
+    const frame = byNode.get(id)?.callFrame;
+    if (!frame) continue;
+    const where = packageOf(frame.url);
+    const name = `${frame.functionName || "(anonymous)"} ${where}${frame.url ? `:${shortPath(frame.url)}:${frame.lineNumber + 1}` : ""}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+    byPackage.set(where, (byPackage.get(where) ?? 0) + ms);
+  }
+  const top = (map: Map<string, number>, count: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(
+        ([name, ms]) =>
+          `  ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${ms.toFixed(0).padStart(6)} ms  ${name}`,
+      )
+      .join("\n");
+  console.log(`\nCPU profile, ${title} (${total.toFixed(0)} ms sampled; ${file}):`);
+  console.log(`Self time by package:\n${top(byPackage, 12)}`);
+  console.log(`Self time by function:\n${top(byFunction, 25)}\n`);
+}
+
+function packageOf(url: string): string {
+  if (url === "") return "(native/gc)";
+  const match = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (match) return match[1] as string;
+  if (url.startsWith("node:")) return "node";
+  if (url.includes("/packages/core/src/")) return "@quire/core";
+  return "other";
+}
+
+function shortPath(url: string): string {
+  return url.replace(/^.*\/(packages\/core\/src\/|node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?)/, "");
+}
+
+async function benchmark(openEngine: () => Promise<Engine>, database: string): Promise<Figures[]> {
+  const results: Figures[] = [];
+  // Warm up on a throwaway batch so both series run on compiled code.
+  if (only !== "bulk") {
+    const engine = await openEngine();
+    for (let n = 0; n < 200; n++) await engine.posts.create(postInput(1_000_000 + n));
+    const offset = 0;
+    results.push(
+      await timeSeries(
+        "create",
+        database,
+        async () => {
+          for (let n = 0; n < postCount; n++) await engine.posts.create(postInput(offset + n));
+        },
+        postCount,
+      ),
+    );
+    await engine.close();
+  }
+  if (only !== "create") {
+    const engine = await openEngine();
+    await engine.posts.createMany({ posts: Array.from({ length: 200 }, (_, n) => postInput(2_000_000 + n)) });
+    const offset = 3_000_000;
+    const inputs = Array.from({ length: postCount }, (_, n) => postInput(offset + n));
+    results.push(
+      await timeSeries(
+        "bulk",
+        database,
+        async () => {
+          for (let start = 0; start < inputs.length; start += batchSize) {
+            await engine.posts.createMany({ posts: inputs.slice(start, start + batchSize) });
+          }
+        },
+        postCount,
+      ),
+    );
+    await engine.close();
+  }
+  return results;
+}
+
+const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()
+  .map((load) => load.toFixed(2))
+  .join(" ")}`;
+console.log(`Machine: ${machine}`);
+console.log(
+  `Body: ${markdownBody(0).length} characters of Markdown; ${postCount} posts per series, bulk batches of ${batchSize}.\n`,
+);
+
+const results: Figures[] = [];
+const dir = mkdtempSync(join(tmpdir(), "quire-bench-write-"));
+try {
+  let fileNumber = 0;
+  results.push(
+    ...(await benchmark(async () => {
+      // Each series gets a fresh file: the bulk series does not write into the one-by-one's site.
+      const engine = createEngine({ db: await openDatabase({ url: join(dir, `write-${fileNumber++}.db`) }) });
+      await engine.migrate();
+      return engine;
+    }, "SQLite")),
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (args.pg === "on") {
+  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
+    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
+  };
+  const server = process.env.QUIRE_BENCH_PG_URL
+    ? { url: process.env.QUIRE_BENCH_PG_URL, stop: async () => {} }
+    : await scripts.startPostgres();
+  try {
+    let schemaNumber = 0;
+    results.push(
+      ...(await benchmark(async () => {
+        const schema = `bench_write_${schemaNumber++}`;
+        const admin = await openDatabase({ url: server.url, poolSize: 1 });
+        await admin.schema.dropSchema(schema).ifExists().cascade().execute();
+        await admin.destroy();
+        const engine = createEngine({ db: await openDatabase({ url: server.url, schema, poolSize: 2 }) });
+        await engine.migrate();
+        return engine;
+      }, "PostgreSQL")),
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+console.log(
+  `\nMachine: ${machine}; load average after ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}`,
+);
+console.log(
+  `\n| database | path | posts | wall s | posts/s | CPU s | posts per CPU s |\n|---|---|---|---|---|---|---|`,
+);
+for (const row of results) {
+  console.log(
+    `| ${row.database} | ${row.series === "create" ? "`posts.create` one by one" : `\`posts.createMany\` × ${batchSize}`} | ${row.posts} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.cpuSeconds.toFixed(2)} | ${Math.round(row.perCpuSecond)} |`,
+  );
+}
+mkdirSync(dataDir, { recursive: true });
+writeFileSync(`${dataDir}write-results.json`, `${JSON.stringify({ machine, results }, null, 2)}\n`);

@@ -1,0 +1,360 @@
+import type { Insertable, Selectable } from "kysely";
+import { type PreparedAttachment, replaceAttachments } from "../attachments/save-attachments.js";
+import {
+  checkCollectionInput,
+  namesCollections,
+  setThreadCollections,
+  syncThreadMemberships,
+} from "../collections/memberships.js";
+import { addAlias } from "../custom-urls/aliases.js";
+import { compiled } from "../db/compiled.js";
+import type { PostsTable } from "../db/schema.js";
+import type { EngineContext } from "../deps.js";
+import { invalidField, notFound } from "../errors.js";
+import type { RenderedBody } from "../render/index.js";
+import { searchTextOf } from "../search/search-text.js";
+import { claimNewSlug, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { defaultLanguage } from "./post-language.js";
+import { findPost, type PostRow } from "./post-query.js";
+import { checkExclusiveFields, checkFormatFields, checkPublishedAt, checkReplyFields } from "./post-rules.js";
+import type { CreatePostInput } from "./post-schemas.js";
+import type { PostView } from "./post-view.js";
+import { toPostView } from "./post-view.js";
+import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
+import { lockThreadOf } from "./thread-lock.js";
+import { linkTranslations } from "./translation-group.js";
+
+/**
+ * A create request checked and rendered, ready to be written: every rule that needs no database
+ * has passed, the body is rendered once, and a root's language is settled.
+ */
+export interface CreatePlan {
+  input: CreatePostInput;
+  rendered: RenderedBody | null;
+}
+
+/** A new post's rows, built in memory: the post and, when published, its search row. */
+export interface NewPostRows {
+  post: Insertable<PostsTable> & PlainRootColumns;
+  search: { post_id: string; search_text: string } | null;
+}
+
+/** The columns a plain root's row sets that the table would otherwise default. */
+interface PlainRootColumns {
+  thread_post_count: number;
+  thread_reply_count: number;
+  quiet_reply: number;
+}
+
+/**
+ * The checks of `posts.create` that need no database, then the one render of the body and the
+ * root's language (detected on a multilingual site when not sent). Shared by `posts.create` and
+ * `posts.createMany`, so both refuse and store alike.
+ * @see spec § POST /api/posts
+ */
+export async function planCreate(ctx: EngineContext, input: CreatePostInput): Promise<CreatePlan> {
+  checkExclusiveFields(input);
+  checkFormatFields(input.format, input, input);
+  if (input.rating === 0) throw invalidField("rating", "Expected 1 to 5 (0 clears a rating on update)");
+  const rendered = renderBodyInput(input) ?? null;
+  if (input.replyToId && input.translationOfId) {
+    throw invalidField("translationOfId", "Translations link Thread roots; a reply cannot be one");
+  }
+  // A root without a language gets the detected one on a multilingual site; a reply always takes
+  // its Thread's (one language across a Thread), whatever it sends.
+  const language = input.replyToId
+    ? input.language
+    : (input.language ?? (await defaultLanguage(ctx.settings, languageSample(input, rendered))));
+  return { input: { ...input, language }, rendered };
+}
+
+/** The text language detection reads: title, body, quote and summary. */
+function languageSample(input: CreatePostInput, rendered: RenderedBody | null): string {
+  return [input.title, rendered?.text, input.quoteText, input.summary].filter(Boolean).join("\n");
+}
+
+/**
+ * True for a Thread root that needs nothing but its address, its row and its search row: no
+ * parent, translation, collections, attachments or custom path. Such a create is written from
+ * rows built in memory (its Thread figures are its own), and many are written with multi-row
+ * inserts by `posts.createMany`.
+ */
+export function isPlainRoot(plan: CreatePlan, prepared: readonly PreparedAttachment[]): boolean {
+  const { input } = plan;
+  return (
+    !input.replyToId &&
+    !input.translationOfId &&
+    input.path === undefined &&
+    !namesCollections(input) &&
+    prepared.length === 0
+  );
+}
+
+/**
+ * Claims a plain root's address (inside the write's transaction) and builds its rows, Thread
+ * figures included: a root alone is its Thread, so they are what refreshThreadFigures would store.
+ */
+export async function claimPlainRoot(
+  ctx: EngineContext,
+  plan: CreatePlan,
+  id: string,
+  now: number,
+): Promise<NewPostRows> {
+  const { input } = plan;
+  const status = input.status ?? "published";
+  checkPublishedAt(status, input.publishedAt);
+  const base = baseValues(plan, now);
+  const { slug } = await claimNewSlug(ctx, {
+    id,
+    slug: input.slug,
+    path: input.path,
+    nameForSlug: base.title ?? base.display_title,
+    fallback: input.format,
+  });
+  const publishedAt = status === "published" ? (input.publishedAt ?? now) : null;
+  const activity = publishedAt ?? base.created_at;
+  const post = {
+    id,
+    ...base,
+    status,
+    visibility: input.visibility ?? "public",
+    slug,
+    reply_to_id: null,
+    thread_id: id,
+    language: input.language ?? null,
+    quiet_reply: 0,
+    pinned_at: input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
+    published_at: publishedAt,
+    thread_post_count: publishedAt === null ? 0 : 1,
+    thread_reply_count: 0,
+    last_activity_at: activity,
+    thread_updated_at: activity,
+    permalink_path: null,
+  };
+  return { post, search: searchRow(post) };
+}
+
+/** The search row of a new post: its folded text when published, none for a draft. */
+function searchRow(post: Insertable<PostsTable>): NewPostRows["search"] {
+  if (post.status !== "published") return null;
+  return {
+    post_id: post.id,
+    search_text: searchTextOf({
+      title: post.title ?? null,
+      source_name: post.source_name ?? null,
+      quote_text: post.quote_text ?? null,
+      body_text: post.body_text ?? null,
+      summary: post.summary ?? null,
+      url: post.url ?? null,
+      source_url: post.source_url ?? null,
+    }),
+  };
+}
+
+/** The columns every new post takes from its request and rendered body alone. */
+function baseValues(plan: CreatePlan, now: number) {
+  const { input, rendered } = plan;
+  const createdAt = input.createdAt ?? now;
+  const title = input.title ?? null;
+  return {
+    format: input.format,
+    title,
+    url: input.url ?? null,
+    source_name: input.sourceName ?? null,
+    source_url: input.sourceUrl ?? null,
+    quote_text: input.quoteText ?? null,
+    summary: input.summary ?? null,
+    rating: input.rating ?? null,
+    display_title: deriveDisplayTitle({
+      title,
+      bodyText: rendered?.text ?? null,
+      quoteText: input.quoteText ?? null,
+      url: input.url ?? null,
+    }),
+    body: rendered?.body ?? null,
+    body_html: rendered?.html ?? null,
+    body_text: rendered?.text ?? null,
+    body_markdown: rendered?.markdown ?? null,
+    featured_at: input.featuredAt !== undefined ? input.featuredAt : input.featured ? now : null,
+    created_at: createdAt,
+    updated_at: input.updatedAt ?? createdAt,
+  };
+}
+
+/**
+ * Writes the rows of plain roots. One root: two compiled statements (built and compiled once,
+ * prepared once per connection). Many: one multi-row insert per table per chunk, in chunks that
+ * keep below SQLite's parameter limit.
+ */
+export async function writeNewRows(
+  ctx: Pick<EngineContext, "db">,
+  rows: readonly NewPostRows[],
+): Promise<void> {
+  const [only] = rows;
+  if (only && rows.length === 1) {
+    await insertPlainRoot.execute(ctx.db, only.post as PlainRootRow & Record<string, unknown>);
+    if (only.search) await insertSearchRow.execute(ctx.db, only.search);
+    return;
+  }
+  for (const chunk of chunksOf(
+    rows.map((row) => row.post),
+    rowsPerInsert,
+  )) {
+    await ctx.db.insertInto("posts").values(chunk).execute();
+  }
+  const search = rows.flatMap((row) => (row.search ? [row.search] : []));
+  for (const chunk of chunksOf(search, rowsPerInsert)) {
+    await ctx.db.insertInto("post_search").values(chunk).execute();
+  }
+}
+
+/** The columns a plain root's row sets, in the order its insert names them. */
+const plainRootColumns = [
+  "id",
+  "format",
+  "title",
+  "url",
+  "source_name",
+  "source_url",
+  "quote_text",
+  "summary",
+  "rating",
+  "display_title",
+  "body",
+  "body_html",
+  "body_text",
+  "body_markdown",
+  "featured_at",
+  "created_at",
+  "updated_at",
+  "status",
+  "visibility",
+  "slug",
+  "reply_to_id",
+  "thread_id",
+  "language",
+  "quiet_reply",
+  "pinned_at",
+  "published_at",
+  "thread_post_count",
+  "thread_reply_count",
+  "last_activity_at",
+  "thread_updated_at",
+  "permalink_path",
+] as const satisfies readonly (keyof NewPostRows["post"])[];
+
+type PlainRootRow = NewPostRows["post"];
+
+const insertPlainRoot = compiled<PlainRootRow & Record<string, unknown>>()((db, p) =>
+  db
+    .insertInto("posts")
+    .values(Object.fromEntries(plainRootColumns.map((column) => [column, p.value(column)])) as PlainRootRow),
+);
+
+const insertSearchRow = compiled<{ post_id: string; search_text: string }>()((db, p) =>
+  db.insertInto("post_search").values({ post_id: p.value("post_id"), search_text: p.value("search_text") }),
+);
+
+/** 200 rows of about 35 columns: 7,000 parameters, under SQLite's 32,766 and PostgreSQL's 65,535. */
+const rowsPerInsert = 200;
+
+function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+/**
+ * The editing view of a plain root just written, from its row in memory: what `readPost` would
+ * read back (a root alone in its Thread, no attachments or collections, position 1).
+ */
+export function plainRootView(ctx: EngineContext, rows: NewPostRows): PostView {
+  const { post } = rows;
+  const row: PostRow = {
+    ...(post as Selectable<PostsTable>),
+    media_kinds: 0,
+    preview_kind: null,
+    preview_provider: null,
+    preview_image_url: null,
+    translation_group_id: null,
+    root_visibility: post.visibility,
+    root_status: post.status,
+    root_post_count: post.thread_post_count,
+    root_last_activity_at: post.last_activity_at,
+    root_thread_updated_at: post.thread_updated_at,
+  };
+  return { ...toPostView(ctx, row, []), collectionIds: [], threadPosition: 1 };
+}
+
+/**
+ * Writes any new post (a reply, or a root with a translation, collections, attachments or a custom
+ * path) inside the caller's transaction, step by step.
+ */
+export async function insertPost(
+  ctx: EngineContext,
+  plan: CreatePlan,
+  prepared: PreparedAttachment[],
+  id: string,
+): Promise<void> {
+  const { input } = plan;
+  const { db, clock } = ctx;
+  const now = clock.now();
+  // A reply locks its Thread before reading its parent, which may be deleted meanwhile.
+  const parent = input.replyToId ? await findParent(ctx, input.replyToId) : undefined;
+  if (parent) checkReplyFields(input, { kind: "create", threadVisibility: parent.root_visibility });
+  else await checkCollectionInput(db, input);
+
+  const status = input.status ?? (parent ? parent.root_status : "published");
+  checkPublishedAt(status, input.publishedAt);
+  const base = baseValues(plan, now);
+  const { slug, aliasPath } = await claimNewSlug(ctx, {
+    id,
+    slug: input.slug,
+    path: input.path,
+    nameForSlug: base.title ?? base.display_title,
+    fallback: input.format,
+  });
+  const post: Insertable<PostsTable> = {
+    id,
+    ...base,
+    status,
+    visibility: parent ? parent.root_visibility : (input.visibility ?? "public"),
+    slug,
+    reply_to_id: parent?.id ?? null,
+    thread_id: parent?.thread_id ?? id,
+    language: parent ? parent.language : (input.language ?? null),
+    quiet_reply: parent && input.quietReply ? 1 : 0,
+    pinned_at: parent ? null : input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
+    published_at: status === "published" ? (input.publishedAt ?? now) : null,
+    last_activity_at: base.created_at,
+    thread_updated_at: base.created_at,
+    permalink_path: aliasPath,
+  };
+  await db.insertInto("posts").values(post).execute();
+  if (aliasPath)
+    await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
+  // Before the collections: the link locks another root, and roots are locked before collections.
+  if (!parent && input.translationOfId) {
+    const fields = { id: "translationOfId", postId: "translationOfId" };
+    await linkTranslations(ctx, { id, postId: input.translationOfId, fields });
+  }
+  if (!parent) await setThreadCollections(ctx, { threadId: id, collections: input, now });
+
+  // A new post holds no attachments yet: only a list that names some has anything to write.
+  if (prepared.length > 0) {
+    const { kinds } = await replaceAttachments(db, { postId: id, prepared, now });
+    if (!parent && kinds.length > 0) await storeRootMediaKinds(db, id, kinds);
+  }
+  await refreshThreadFigures(db, parent?.thread_id ?? id);
+  await syncThreadMemberships(ctx, parent?.thread_id ?? id);
+  // A new post has no search row yet: a published one gets its own, as indexPost would write it.
+  const search = searchRow(post);
+  if (search) await db.insertInto("post_search").values(search).execute();
+}
+
+async function findParent(ctx: EngineContext, id: string): Promise<PostRow> {
+  await lockThreadOf(ctx, id);
+  const parent = await findPost(ctx.db, id);
+  if (!parent) throw notFound("post", id);
+  return parent;
+}
