@@ -30,7 +30,12 @@ export const setupSyncInput = z.object({
     .string()
     .min(1)
     .max(255)
-    .regex(/^(?!\/)(?!.*\/\/)(?!.*\.\.)[A-Za-z0-9._/-]+(?<![/.])$/, "Not a branch name")
+    .regex(/^[A-Za-z0-9._/-]+$/, "Letters, digits, '.', '_', '-' and '/' only")
+    .refine(
+      (value) =>
+        !value.startsWith("/") && !value.endsWith("/") && !value.endsWith(".") && !/\/\/|\.\./.test(value),
+      "Not a branch name",
+    )
     .default("main")
     .describe("The branch Quire writes to and reads pushes of (default main)"),
   token: z
