@@ -121,6 +121,19 @@ describe("the site version", () => {
     }
   });
 
+  it.skipIf(testDatabaseKind() !== "postgres")("TRUNCATE moves it too (PostgreSQL)", async () => {
+    const { engine, cleanup } = await createTestEngine();
+    const db = engine.context.db;
+    try {
+      await engine.navItems.create({ type: "link", label: "Home", url: "https://example.com/" });
+      const before = await siteVersion(db);
+      await sql`truncate nav_items`.execute(db);
+      expect(await siteVersion(db)).toBeGreaterThan(before);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it("another engine on the database reads the moved version on its next read", async () => {
     const { engine, reopen, cleanup } = await createTestEngine();
     const db = await reopen();

@@ -87,6 +87,11 @@ export async function addSiteVersionTriggers(
     await sql`create constraint trigger ${sql.raw(`${table}_site_version`)}
       after insert or update or delete on ${sql.table(table)} deferrable initially deferred
       for each row when (mark_site_version()) execute function bump_site_version()`.execute(db);
+    // TRUNCATE fires no row trigger; it already locks the whole table, so it moves the counter at once.
+    await sql`create trigger ${sql.raw(`${table}_site_version_truncate`)}
+      after truncate on ${sql.table(table)} for each statement execute function bump_site_version()`.execute(
+      db,
+    );
   }
 }
 
