@@ -388,7 +388,17 @@ describe("publishing", () => {
     });
     const stored = await site.download((post.attachments[0] as { url: string }).url);
     expect(new Uint8Array(await stored.arrayBuffer())).toEqual(pdf);
+    // Without a caption: a note with the file only.
+    const bare = await deliver(
+      messageUpdate({ document: { file_id: "AwADBAADbXXXXXXXXXXXGBdhD2l6_XX" } }),
+      secret,
+    );
+    expect(bare.body.status, JSON.stringify(bare.body)).toBe("published");
+    const barePost = await site.engine.posts.get({ id: bare.body.postId, content: "markdown" });
+    expect(barePost.bodyMarkdown ?? null).toBeNull();
+    expect(barePost.attachments).toHaveLength(1);
     expect(api.calls.filter((c) => c.method === "getFile").map((c) => c.params.file_id)).toEqual([
+      "AwADBAADbXXXXXXXXXXXGBdhD2l6_XX",
       "AwADBAADbXXXXXXXXXXXGBdhD2l6_XX",
     ]);
   });
@@ -442,6 +452,29 @@ describe("publishing", () => {
     ]);
     expect((album.attachments[1] as { originalName: string }).originalName).toBe("clip.mp4");
     expect((await posts()).length).toBe(2);
+  });
+
+  it("an album held by another delivery answers 409 and lets go of the update; its lease runs out", async () => {
+    const secret = await connect();
+    await bind(secret);
+    api.addFile("large", jpegFile(900, 600), "photos/file_2.jpg");
+    const now = site.clock.now();
+    // Another delivery of this album is at work (its lease runs for two minutes).
+    await site.engine.context.db
+      .insertInto("telegram_albums")
+      .values({ album_key: `${chat.id}:42`, post_id: null, busy_until: now + 120, created_at: now })
+      .execute();
+    const update = messageUpdate({
+      media_group_id: "42",
+      photo: [{ file_id: "large", width: 900, height: 600 }],
+    });
+    expectError(await deliver(update, secret), 409, "CONFLICT");
+    expect(await posts()).toEqual([]);
+    // Telegram delivers it again after the lease ran out: published, not a duplicate.
+    site.clock.advance(121);
+    const again = await deliver(update, secret);
+    expect(again.body.status).toBe("published");
+    expect(await posts()).toHaveLength(1);
   });
 
   it("failures answer 200, reply in the chat and publish nothing; unsupported kinds are answered", async () => {
