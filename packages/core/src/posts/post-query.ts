@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database, PostsTable } from "../db/schema.js";
 
 /** A post row with the Thread-level values read through its root. */
@@ -30,5 +31,8 @@ export function selectPosts(db: Kysely<Database>) {
 
 /** One post by ID with its root values, or undefined. */
 export async function findPost(db: Kysely<Database>, id: string): Promise<PostRow | undefined> {
-  return selectPosts(db).where("p.id", "=", id).executeTakeFirst();
+  return postById.executeTakeFirst(db, { id });
 }
+
+/** Compiled once (db/compiled.ts): the most frequent read of a post, on reads and writes alike. */
+const postById = compiled<{ id: string }>()((db, p) => selectPosts(db).where("p.id", "=", p.value("id")));

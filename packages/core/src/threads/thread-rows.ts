@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import type { PostRow } from "../posts/post-query.js";
 
@@ -40,6 +41,9 @@ export function asReplyRow(row: StoredPost, root: PostRow): PostRow {
 
 /** The root of a Thread by its ID, or undefined. */
 export async function findRoot(db: Kysely<Database>, threadId: string): Promise<PostRow | undefined> {
-  const row = await selectRoots(db).where("r.id", "=", threadId).executeTakeFirst();
+  const row = await rootById.executeTakeFirst(db, { id: threadId });
   return row && asRootRow(row);
 }
+
+/** Compiled once (db/compiled.ts). */
+const rootById = compiled<{ id: string }>()((db, p) => selectRoots(db).where("r.id", "=", p.value("id")));
