@@ -4,7 +4,8 @@ import type * as z from "zod";
 import { codeOf, openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
-import type { createPostInput } from "./post-schemas.js";
+import { insertPost, isPlainRoot, planCreate } from "./create-write.js";
+import { createPostInput } from "./post-schemas.js";
 
 const NOW = 1_700_000_000;
 
@@ -123,6 +124,28 @@ describe("posts.createMany", () => {
     expect(a.tables.posts).toHaveLength(1 + inputs(siteA).length);
     expect(a.tables.media).toHaveLength(1);
     expect(a.tables.collection_threads).toHaveLength(1);
+  });
+
+  it("writes a plain root as the step-by-step path writes it (Thread figures, search row)", async () => {
+    const { engine: plain } = await openTestEngine({ now: NOW });
+    const { engine: general } = await openTestEngine({ now: NOW });
+    const site = await setUp(plain);
+    await setUp(general);
+    const plainInputs = inputs(site).filter(
+      (input) => !input.replyToId && !input.collectionIds && !input.attachments && !input.path,
+    );
+    expect(plainInputs.length).toBeGreaterThan(8);
+    for (const input of plainInputs) await plain.posts.create(input);
+    const ctx = { ...general.context, settings: await general.siteSettings() };
+    for (const input of plainInputs) {
+      const plan = await planCreate(ctx, createPostInput.parse(input));
+      expect(isPlainRoot(plan, [])).toBe(true);
+      const id = ctx.ids.generate("pst");
+      await ctx.db.transaction().execute((trx) => insertPost({ ...ctx, db: trx }, plan, [], id));
+    }
+    const [a, b] = [await snapshot(plain), await snapshot(general)];
+    for (const table of Object.keys(a.tables)) expect(a.tables[table], table).toEqual(b.tables[table]);
+    expect(a.searchOrder).toEqual(b.searchOrder);
   });
 
   it("answers each post as posts.get reads it, for a plain root as for any other", async () => {
