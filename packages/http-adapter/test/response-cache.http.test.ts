@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createEngine, type Engine } from "@quire/core";
 import { createTestEngine, testDatabaseKind } from "@quire/core/testing";
+import { createFsStorage } from "@quire/storage-fs";
 import { sql } from "kysely";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createHandler, type HandlerOptions } from "../src/index.js";
 import type { TestResponse } from "./helpers.js";
+import { pngFile } from "./uploads-fixtures.js";
 
 /**
  * The response cache is proven with two engines, each with its own handler and its own database
@@ -19,13 +24,16 @@ interface Pair {
   read: (path: string, headers?: Record<string, string>) => Promise<Response>;
 }
 
-async function pair(options: HandlerOptions = {}): Promise<Pair> {
-  const { engine: writer, clock, reopen, cleanup } = await createTestEngine();
+async function pair(options: HandlerOptions = {}, files = false): Promise<Pair> {
+  const root = files ? await mkdtemp(join(tmpdir(), "quire-cache-")) : undefined;
+  const storage = root ? createFsStorage({ root, publicBaseUrl: "/media" }) : undefined;
+  const { engine: writer, clock, reopen, cleanup } = await createTestEngine({ storage });
   const db = await reopen();
-  const reader = createEngine({ db, clock });
+  const reader = createEngine({ db, clock, storage });
   onTestFinished(async () => {
     await db.destroy();
     await cleanup();
+    if (root) await rm(root, { recursive: true, force: true });
   });
   const a = createHandler(writer, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1" });
   const b = createHandler(reader, options);
@@ -33,11 +41,14 @@ async function pair(options: HandlerOptions = {}): Promise<Pair> {
     writer,
     reader,
     write: async (method, path, body) => {
+      const form = body instanceof FormData;
       const response = await a(
         new Request(`http://localhost${path}`, {
           method,
-          headers: { authorization: "Bearer dev-token", "content-type": "application/json" },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          headers: form
+            ? { authorization: "Bearer dev-token" }
+            : { authorization: "Bearer dev-token", "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
         }),
       );
       const text = await response.text();
@@ -128,6 +139,23 @@ describe("response cache: a write through one engine is seen on the next read th
     // Deleted: 404 at once, not the kept answer.
     await site.write("DELETE", `/api/posts/${root.id}`);
     expect((await site.read("/api/public/posts/hello")).status).toBe(404);
+  });
+
+  it("a post's file metadata (its media row) follows an edit", async () => {
+    const site = await pair({}, true);
+    const form = new FormData();
+    form.append("file", new Blob([pngFile(4, 3)], { type: "image/png" }), "dot.png");
+    const media = (await site.write("POST", "/api/upload", form)).body;
+    await post(site, {
+      slug: "with-file",
+      attachments: [{ type: "media", mediaId: media.id, alt: "A dot" }],
+    });
+    const alt = async () =>
+      (await (await site.read("/api/public/posts/with-file")).json()).attachments[0].alt;
+    expect(await alt()).toBe("A dot");
+    expect(await alt()).toBe("A dot");
+    await site.write("PUT", `/api/media/${media.id}`, { alt: "A larger dot" });
+    expect(await alt()).toBe("A larger dot");
   });
 
   it("feeds and the sitemap follow a new post and a renamed site", async () => {
