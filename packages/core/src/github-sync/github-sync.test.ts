@@ -302,6 +302,21 @@ describe("githubSync.webhook", () => {
     expect(await codeOf(deliver("push", "[1,2]"))).toBe("VALIDATION_ERROR");
     expect(await codeOf(deliver("push", { ref: "refs/heads/main", after: "nope" }))).toBe("VALIDATION_ERROR");
     expect(await codeOf(deliver("push", new Uint8Array(5 * 1024 * 1024 + 1)))).toBe("VALIDATION_ERROR");
+    const declaredHuge = engine.githubSync.webhook(
+      {
+        body: new TextEncoder().encode("{}"),
+        headers: {
+          "content-length": String(1024 * 1024 * 1024),
+          "x-hub-signature-256": await signBody(hookSecret(), "{}"),
+          "x-github-event": "ping",
+          "x-github-delivery": "huge",
+        },
+      },
+      publicCaller,
+    );
+    await expect(declaredHuge).rejects.toMatchObject({
+      details: { fieldErrors: { body: expect.any(Array) } },
+    });
     const noEvent = engine.githubSync.webhook(
       {
         body: new TextEncoder().encode("{}"),

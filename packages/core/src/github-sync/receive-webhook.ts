@@ -37,10 +37,13 @@ export const receiveWebhook = defineOperation({
   run: async (ctx, input): Promise<WebhookResult> => {
     const row = await readConnection(ctx.db);
     if (!row) throw new EngineError("NOT_FOUND", "No code-host sync is set up on this site");
-    const body = await readLimited(input.body);
     const headers = Object.fromEntries(
       Object.entries(input.headers).map(([name, value]) => [name.toLowerCase(), value]),
     );
+    // A declared size over the limit is refused before a byte is read.
+    if (Number(headers["content-length"] ?? 0) > maxWebhookBytes)
+      throw invalidField("body", `A delivery may be at most ${maxWebhookBytes} bytes`);
+    const body = await readLimited(input.body);
     if (!(await verifySignature(row.webhook_secret, body, headers["x-hub-signature-256"])))
       throw new EngineError("UNAUTHORIZED", "X-Hub-Signature-256 is missing or does not match this delivery");
     const event = headers["x-github-event"]?.trim() ?? "";
