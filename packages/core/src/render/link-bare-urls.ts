@@ -7,7 +7,8 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
  * link only after a trip through Markdown, and the round trip would not be stable.
  */
 export function linkBareUrls(tree: Root): void {
-  for (const extension of gfmFromMarkdown()) {
-    for (const transform of extension.transforms ?? []) transform(tree);
-  }
+  for (const transform of gfmTransforms) transform(tree);
 }
+
+/** GFM's tree transforms, made once: they hold no state between trees. */
+const gfmTransforms = gfmFromMarkdown().flatMap((extension) => extension.transforms ?? []);
