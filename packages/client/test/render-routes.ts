@@ -1,12 +1,17 @@
 import type { AnyOperation } from "@quire/core";
 import type { Route } from "../../http-adapter/src/router.js";
 
-/** The ids of cursor lists: operations whose input takes a `cursor`. */
+/** The ids of cursor lists: operations taking a `cursor` that answer one array of items and `nextCursor`. */
 export function cursorListIds(operations: readonly AnyOperation[]): Set<string> {
   const ids = new Set<string>();
   for (const operation of operations) {
-    const shape = (operation.input as { shape?: Record<string, unknown> }).shape;
-    if (shape && "cursor" in shape) ids.add(operation.id);
+    const input = (operation.input as { shape?: Record<string, unknown> }).shape;
+    const output = (operation.output as { shape?: Record<string, { type?: string }> } | undefined)?.shape;
+    if (!input || !("cursor" in input) || !output || !("nextCursor" in output)) continue;
+    // A list answers one array of items beside its cursor; a batch walk (an internal
+    // maintenance run answering counts) takes a cursor too but has no items to iterate.
+    const arrays = Object.values(output).filter((field) => field.type === "array");
+    if (arrays.length === 1) ids.add(operation.id);
   }
   return ids;
 }

@@ -72,6 +72,7 @@ export {
 } from "./settings/index.js";
 export { bytesParam, inputJsonSchema } from "./shared/bytes.js";
 export { randomIds, sequentialIds } from "./shared/ids.js";
+export { type OutputComponents, outputComponents } from "./shared/outputs.js";
 export { fixedClock, systemClock } from "./shared/time.js";
 export type {
   ByteRange,

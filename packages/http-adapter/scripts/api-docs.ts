@@ -40,6 +40,8 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
   const root = mkdtempSync(path.join(tmpdir(), "quire-api-docs-"));
   const { engine, cleanup } = await createTestEngine({
     storage: createFsStorage({ root, publicBaseUrl: "/media" }),
+    // Small enough that the scenario's video goes by the multipart relay, in three parts.
+    config: { uploadMultipartThreshold: 64 * 1024, uploadPartSize: 32 * 1024 },
   });
   const handler = createHandler(engine, {
     devApiToken: "dev-token",
@@ -48,6 +50,16 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
   });
   const router = createRouter(routes);
   const examples = new Map<string, WorkedExample>();
+  // A stored part's ETag is random (each stored version of a part gets its own, so an older one
+  // cannot complete the upload): the examples show a stable stand-in so the docs do not change
+  // on every run.
+  const stable = new Map<string, string>();
+  const steady = <T>(value: T): T => {
+    if (stable.size === 0) return value;
+    let json = JSON.stringify(value);
+    for (const [real, shown] of stable) json = json.replaceAll(real, shown);
+    return JSON.parse(json) as T;
+  };
   const call = async (
     method: string,
     path: string,
@@ -93,13 +105,19 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
         // fetch writes a form's Content-Type (with its boundary) itself.
         headers: form ? { ...headers, "content-type": "multipart/form-data; boundary=…" } : headers,
         ...(body !== undefined
-          ? { body: bytes ? `(${body.length} bytes of image/png)` : form ? formText(body) : body }
+          ? {
+              body: bytes
+                ? `(${body.length} bytes of ${headers["content-type"] ?? "application/octet-stream"})`
+                : form
+                  ? formText(body)
+                  : steady(body),
+            }
           : {}),
         status: response.status,
         responseHeaders: Object.fromEntries(
           [...response.headers].filter(([name]) => shownHeaders.includes(name)),
         ),
-        response: text,
+        response: steady(text),
       });
     }
     if (response.status >= 400 && !extra["x-expect-error"]) {
@@ -217,6 +235,31 @@ export async function workedExamples(): Promise<Map<string, WorkedExample>> {
       size: png.length,
     });
     await call("POST", `/api/uploads/${dropped.id}/abort`);
+    // A video by the multipart relay: its parts, then its poster frame, then complete.
+    const video = mp4Bytes(80 * 1024);
+    const videoUpload = await call("POST", "/api/uploads/init", {
+      filename: "clip.mp4",
+      contentType: "video/mp4",
+      size: video.length,
+    });
+    const partSize = videoUpload.transport.partSize as number;
+    const parts: { partNumber: number; etag: string }[] = [];
+    for (let part = 1; (part - 1) * partSize < video.length; part++) {
+      const stored = await call(
+        "PUT",
+        `/api/uploads/${videoUpload.id}/part?partNumber=${part}`,
+        video.slice((part - 1) * partSize, part * partSize),
+        { "content-type": "application/octet-stream" },
+      );
+      parts.push({ partNumber: stored.partNumber, etag: stored.etag });
+      stable.set(String(stored.etag).replaceAll('"', ""), `etag-of-part-${part}`);
+    }
+    const partExample = examples.get("PUT /api/uploads/:id/part");
+    if (partExample) partExample.response = steady(partExample.response);
+    await call("PUT", `/api/uploads/${videoUpload.id}/poster`, webpBytes(4, 3, 96), {
+      "content-type": "image/webp",
+    });
+    await call("POST", `/api/uploads/${videoUpload.id}/complete`, { alt: "A short clip", parts });
     await call("GET", "/api/media?limit=1");
     await call("GET", `/api/media/${media.id}`);
     await call("PUT", `/api/media/${media.id}`, { alt: "A dot, four pixels wide" });
@@ -400,6 +443,33 @@ function pngBytes(width: number, height: number, size: number): Uint8Array<Array
     0,
   ]);
   return bytes;
+}
+
+/** An MP4 that starts with its `ftyp` box, padded to `size`. */
+function mp4Bytes(size: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  bytes.set([0, 0, 0, 24, ...ascii("ftypisom"), 0, 0, 2, 0, ...ascii("isomiso2")]);
+  return bytes;
+}
+
+/** A lossless WebP (VP8L) header of this size, padded to `size`. */
+function webpBytes(width: number, height: number, size: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  const le32 = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >>> 24) & 0xff];
+  const bits = (width - 1) | ((height - 1) << 14);
+  bytes.set([
+    ...ascii("RIFF"),
+    ...le32(size - 8),
+    ...ascii("WEBPVP8L"),
+    ...le32(size - 20),
+    0x2f,
+    ...le32(bits),
+  ]);
+  return bytes;
+}
+
+function ascii(text: string): number[] {
+  return [...text].map((c) => c.charCodeAt(0));
 }
 
 type Schema = Record<string, unknown>;

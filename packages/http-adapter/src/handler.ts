@@ -5,8 +5,8 @@ import {
   type Engine,
   EngineError,
   internalCaller,
-  isEngineError,
   isAcceptedOnly,
+  isEngineError,
   isRawAnswer,
   isStreamedFile,
   publicCaller,
@@ -167,7 +167,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     routePath?: string,
   ): Promise<Caller> {
     if (access === "public") {
-      const gated = routePath === undefined || !publicApiIndependent.some((base) => routePath.startsWith(base));
+      const gated =
+        routePath === undefined || !publicApiIndependent.some((base) => routePath.startsWith(base));
       if (gated && !settings.publicApiEnabled) throw new EngineError("NOT_FOUND", "Not found");
       return publicCaller;
     }

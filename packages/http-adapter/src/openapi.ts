@@ -1,4 +1,4 @@
-import { type AnyOperation, errorCodes, inputJsonSchema } from "@quire/core";
+import { type AnyOperation, errorCodes, inputJsonSchema, outputComponents } from "@quire/core";
 import type { InputSource, Route } from "./router.js";
 import { routes as defaultRoutes } from "./routes.js";
 import type { statusOf } from "./status.js";
@@ -41,6 +41,7 @@ export function openApiDocument(
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   const seen = new Map<string, number>();
+  const answers = outputComponents(byId.values());
   for (const route of routes) {
     const operation = byId.get(route.operation);
     if (!operation)
@@ -49,7 +50,7 @@ export function openApiDocument(
     tags.add(tag);
     const path = openApiPath(route.path);
     paths[path] ??= {};
-    const described = describeRoute(route, operation, tag);
+    const described = describeRoute(route, operation, tag, answers.refs.get(operation.id));
     // OpenAPI wants unique operationIds; a second route to one operation gets a numbered one.
     const count = (seen.get(operation.id) ?? 0) + 1;
     seen.set(operation.id, count);
@@ -87,6 +88,7 @@ export function openApiDocument(
         },
       },
       schemas: {
+        ...answers.schemas,
         Error: {
           type: "object",
           required: ["error", "code"],
@@ -141,8 +143,13 @@ const errorResponses: [code: keyof typeof statusOf, description: string][] = [
   ["NOT_FOUND", "Not found"],
   ["CONFLICT", "Conflict with the stored state"],
   ["UNSUPPORTED_MEDIA_TYPE", "The body is not sent as JSON"],
+  ["RATE_LIMITED", "Too many requests from this client; retry after the Retry-After seconds"],
   ["INTERNAL_ERROR", "Unexpected error"],
+  ["SITE_UNAVAILABLE", "The hosted site is suspended (the operator's siteAvailable hook)"],
 ];
+
+/** Operations the handler rate-limits per client (docs/authentication.md § Rate limits). */
+const rateLimited = new Set(["posts.search"]);
 
 /**
  * The /api operations that answer a file rather than JSON, by the file's media type. The worked
@@ -169,7 +176,12 @@ function pathParams(path: string): string[] {
 /** Fields a transport fills from the request itself rather than from the client's fields. */
 const streamFields = new Set(["body", "contentLength", "contentType"]);
 
-function describeRoute(route: Route, operation: AnyOperation, tag: string): Record<string, unknown> {
+function describeRoute(
+  route: Route,
+  operation: AnyOperation,
+  tag: string,
+  answer: { $ref: string } | undefined,
+): Record<string, unknown> {
   const schema = inputJsonSchema(operation.input) as JsonSchema;
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
@@ -222,7 +234,11 @@ function describeRoute(route: Route, operation: AnyOperation, tag: string): Reco
           : route.path.startsWith("/api/")
             ? {
                 description: operation.description,
-                content: { "application/json": { schema: { type: "object" } } },
+                content: {
+                  "application/json": {
+                    schema: answer ?? { type: "object" },
+                  },
+                },
               }
             : {
                 // Outside /api a route answers a document (a feed, the sitemap, robots.txt), not JSON.
@@ -331,7 +347,10 @@ function errorRefs(route: Route, operation: AnyOperation): Record<string, unknow
   refs["404"] = ref("NOT_FOUND");
   if (route.method !== "GET") refs["409"] = ref("CONFLICT");
   if (route.input === "body" || route.input === "queryAndBody") refs["415"] = ref("UNSUPPORTED_MEDIA_TYPE");
+  if (rateLimited.has(operation.id)) refs["429"] = ref("RATE_LIMITED");
   refs["500"] = ref("INTERNAL_ERROR");
+  // Internal operations stay open on a suspended site, so its operator can still export or clean up.
+  if (operation.access !== "internal") refs["503"] = ref("SITE_UNAVAILABLE");
   return refs;
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { operations } from "@quire/core";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import {
 } from "../scripts/api-docs.js";
 import { routes } from "../src/index.js";
 import { openApiDocument, openApiPath } from "../src/openapi.js";
+import { createRouter } from "../src/router.js";
 import { createTestSite } from "./helpers.js";
 
 const docs = new URL("../../../docs/", import.meta.url);
@@ -116,6 +118,80 @@ describe("the OpenAPI document", () => {
   });
 });
 
+describe("response schemas", () => {
+  it("every /api operation answering JSON declares its output schema, and the document carries it", () => {
+    const doc = openApiDocument(operations);
+    const missing: string[] = [];
+    for (const route of routes) {
+      if (!route.path.startsWith("/api/") || route.status === 204) continue;
+      const operation = operations.find((o) => o.id === route.operation);
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] as {
+        responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+      };
+      const json = op.responses[String(route.status ?? 200)]?.content?.["application/json"];
+      if (!json) continue;
+      if (!operation?.output) missing.push(`${route.method} ${route.path} (${route.operation})`);
+      else {
+        const name = String(json.schema.$ref).replace("#/components/schemas/", "");
+        expect(doc.components.schemas, route.path).toHaveProperty(name);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("fit every worked answer exactly: no key the schema lacks, no value of another type", async () => {
+    const examples = await workedExamples();
+    const router = createRouter(routes);
+    let checked = 0;
+    const misfits: string[] = [];
+    for (const [key, example] of examples) {
+      if (example.status >= 300 || !example.responseHeaders["content-type"]?.startsWith("application/json"))
+        continue;
+      const [method, routePath] = key.split(" ") as [string, string];
+      const match = router.match(method, routePath.replace(/:([A-Za-z0-9_]+)/g, "x"));
+      const output = operations.find((o) => o.id === match?.route.operation)?.output;
+      if (!output) continue;
+      const answer = JSON.parse(example.response);
+      const parsed = output.safeParse(answer);
+      if (!parsed.success) misfits.push(`${key}: ${JSON.stringify(parsed.error.issues).slice(0, 500)}`);
+      // Objects strip keys they do not list: an answer with an undocumented key comes back different.
+      else if (!isDeepStrictEqual(parsed.data, answer))
+        misfits.push(`${key}: ${extraKeys(answer, parsed.data)}`);
+      checked++;
+    }
+    expect(misfits).toEqual([]);
+    expect(checked).toBeGreaterThan(55);
+  }, 60_000);
+
+  it("catch a wrong shape (the check above can fail)", () => {
+    const post = operations.find((o) => o.id === "posts.create")?.output;
+    expect(post?.safeParse({ id: "pst_1" }).success).toBe(false);
+    const media = operations.find((o) => o.id === "media.get")?.output;
+    const answer = {
+      type: "text",
+      id: "med_1",
+      postId: null,
+      mediaKind: "text",
+      mimeType: "text/markdown",
+      originalName: "a.md",
+      size: 1,
+      width: null,
+      height: null,
+      durationSeconds: null,
+      alt: null,
+      blurhash: null,
+      waveform: null,
+      summary: null,
+      chars: 1,
+      createdAt: 1,
+      updatedAt: 1,
+      contentFormat: "markdown",
+      surprise: 1,
+    };
+    expect(media?.parse(answer)).not.toEqual(answer);
+  });
+});
+
 describe("docs/openapi.json and docs/api.md", () => {
   it("are what `pnpm openapi` generates from the code (run it when this fails)", async () => {
     const examples = await workedExamples();
@@ -167,3 +243,28 @@ describe("docs/openapi.json and docs/api.md", () => {
     }
   }, 60_000);
 });
+
+/** The paths of keys `sent` has and `kept` lost (what a schema did not list). */
+function extraKeys(sent: unknown, kept: unknown, at = ""): string {
+  if (Array.isArray(sent) && Array.isArray(kept)) {
+    return sent
+      .map((item, i) => extraKeys(item, kept[i], `${at}[${i}]`))
+      .filter(Boolean)
+      .join(", ");
+  }
+  if (typeof sent !== "object" || sent === null || typeof kept !== "object" || kept === null) {
+    return isDeepStrictEqual(sent, kept) ? "" : `${at || "value"} changed`;
+  }
+  return Object.keys(sent)
+    .map((key) =>
+      key in kept
+        ? extraKeys(
+            (sent as Record<string, unknown>)[key],
+            (kept as Record<string, unknown>)[key],
+            `${at}.${key}`,
+          )
+        : `${at}.${key} not in the schema`,
+    )
+    .filter(Boolean)
+    .join(", ");
+}

@@ -21,10 +21,11 @@ describe("POST /api/posts", () => {
       slug: "hi",
       title: "Hi",
       threadPostCount: 1,
-      collectionIds: [],
-      threadPosition: 1,
       attachments: [],
     });
+    // Only GET /api/posts/:id carries these (spec § Post).
+    expect(res.body).not.toHaveProperty("collectionIds");
+    expect(res.body).not.toHaveProperty("threadPosition");
     expect(res.body.bodyHtml).toBe("<p>Hello<br>\nthere</p>");
     expect(res.headers.get("content-type")).toContain("application/json");
   });

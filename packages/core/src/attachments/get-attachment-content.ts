@@ -2,6 +2,7 @@ import * as z from "zod";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
+import { attachmentContentOutput } from "./attachment-output.js";
 
 /** A text attachment's Markdown. @see spec § GET /api/attachments/:id/content */
 export const getAttachmentContent = defineOperation({
@@ -10,6 +11,7 @@ export const getAttachmentContent = defineOperation({
   description: "Reads a text attachment's Markdown.",
   hints: { readOnly: true },
   input: z.object({ id: typeId("med") }),
+  output: attachmentContentOutput,
   run: async (ctx, input) => {
     const row = await ctx.db
       .selectFrom("media")

@@ -3,7 +3,9 @@ import type { Caller } from "../caller.js";
 import type { EngineContext } from "../deps.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { constantTimeEqual, hashToken } from "./token-hash.js";
+import { tokenCreatedOutput, tokenListOutput } from "./token-output.js";
 
 const tokenPrefix = "quire_";
 const tokenIdPattern = /^tok_[0-9a-z]{26}$/;
@@ -17,6 +19,7 @@ export const createToken = defineOperation({
   access: "internal",
   description: "Creates an API token and returns its secret, once.",
   input: z.object({ name: z.string().trim().min(1).max(100).default("API token") }),
+  output: tokenCreatedOutput,
   run: async (ctx, input) => {
     const id = ctx.ids.generate("tok");
     const token = `${tokenPrefix}${id}.${ctx.ids.secret()}`;
@@ -36,6 +39,7 @@ export const listTokens = defineOperation({
   description: "Lists API tokens (names and use times, never secrets).",
   hints: { readOnly: true },
   input: z.object({}),
+  output: tokenListOutput,
   run: async (ctx) => {
     const rows = await ctx.db
       .selectFrom("api_tokens")
@@ -61,6 +65,7 @@ export const revokeToken = defineOperation({
   description: "Revokes an API token; it stops working at once.",
   hints: { destructive: true, idempotent: true },
   input: z.object({ id: z.string().regex(tokenIdPattern, "Expected a tok_ ID") }),
+  output: successOutput,
   run: async (ctx, input) => {
     const result = await ctx.db.deleteFrom("api_tokens").where("id", "=", input.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound("token", input.id);

@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { collectionThreadInput } from "./collection-schemas.js";
 import { addMember, withMembership } from "./thread-membership.js";
 
@@ -13,6 +14,7 @@ export const addThread = defineOperation({
   description: "Adds a whole Thread (root or reply ID) to a collection.",
   hints: { idempotent: true },
   input: collectionThreadInput,
+  output: successOutput,
   run: async (ctx, input) => {
     const now = ctx.clock.now();
     await withMembership(ctx, input, (tx, { collection, rootId }) =>

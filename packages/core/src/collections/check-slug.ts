@@ -1,5 +1,6 @@
 import { isAddressFree } from "../custom-urls/addresses.js";
 import { defineOperation } from "../operation.js";
+import { collectionSlugOutput } from "./collection-output.js";
 import { checkCollectionSlug } from "./collection-rows.js";
 import { checkCollectionSlugInput } from "./collection-schemas.js";
 
@@ -14,6 +15,7 @@ export const checkCollectionSlugOperation = defineOperation({
   description: "Checks whether a slug is free for a collection.",
   hints: { readOnly: true },
   input: checkCollectionSlugInput,
+  output: collectionSlugOutput,
   run: async (ctx, input) => {
     checkCollectionSlug(input.slug);
     return { slug: input.slug, available: await isAddressFree(ctx.db, input.slug, input.collectionId) };

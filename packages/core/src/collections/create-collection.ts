@@ -1,5 +1,6 @@
 import { claimAddress } from "../custom-urls/addresses.js";
 import { defineOperation } from "../operation.js";
+import { collectionOutput } from "./collection-output.js";
 import { checkCollectionSlug, findCollection } from "./collection-rows.js";
 import { createCollectionInput } from "./collection-schemas.js";
 import { toCollectionView } from "./collection-view.js";
@@ -15,6 +16,7 @@ export const createCollection = defineOperation({
   access: "owner",
   description: "Creates a collection (slug, title, description, sortOrder) and appends it to the directory.",
   input: createCollectionInput,
+  output: collectionOutput,
   run: async (ctx, input) => {
     checkCollectionSlug(input.slug);
     const id = ctx.ids.generate("col");

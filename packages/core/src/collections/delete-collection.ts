@@ -1,6 +1,7 @@
 import { releaseAddress } from "../custom-urls/addresses.js";
 import { removeAliasesOf } from "../custom-urls/aliases.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { lockCollection } from "./collection-rows.js";
 import { collectionIdInput } from "./collection-schemas.js";
 import { lockDirectory } from "./directory.js";
@@ -15,6 +16,7 @@ export const deleteCollection = defineOperation({
   description: "Deletes a collection and its directory item; its Threads remain.",
   hints: { destructive: true, idempotent: true },
   input: collectionIdInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db.transaction().execute(async (trx) => {
       const tx = { ...ctx, db: trx };

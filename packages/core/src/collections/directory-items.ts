@@ -2,6 +2,8 @@ import type { Kysely, Updateable } from "kysely";
 import type { Database, DirectoryItemsTable } from "../db/schema.js";
 import { invalidField, notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
+import { placedDirectoryItemOutput } from "./collection-output.js";
 import {
   createDirectoryItemInput,
   directoryItemIdInput,
@@ -36,6 +38,7 @@ export const createDirectoryItem = defineOperation({
   access: "owner",
   description: "Appends a divider or a link to the collection directory.",
   input: createDirectoryItemInput,
+  output: placedDirectoryItemOutput,
   run: async (ctx, input) => {
     const now = ctx.clock.now();
     const id = ctx.ids.generate("cdi");
@@ -78,6 +81,7 @@ export const updateDirectoryItem = defineOperation({
   description: "Updates a directory divider's label, or a link's label, url and description.",
   hints: { idempotent: true },
   input: updateDirectoryItemInput,
+  output: placedDirectoryItemOutput,
   run: async (ctx, input) => {
     await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });
@@ -119,6 +123,7 @@ export const moveDirectoryItem = defineOperation({
     "Moves a directory item (or places a collection or smart collection) after or before another item.",
   hints: { idempotent: true },
   input: moveDirectoryItemInput,
+  output: placedDirectoryItemOutput,
   run: async (ctx, input) => {
     const now = ctx.clock.now();
     const movedId = await ctx.db.transaction().execute(async (trx) => {
@@ -217,6 +222,7 @@ export const deleteDirectoryItem = defineOperation({
   description: "Deletes a directory item (a collection's item only unplaces the collection).",
   hints: { destructive: true, idempotent: true },
   input: directoryItemIdInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });

@@ -1,6 +1,7 @@
 import { defineOperation } from "../operation.js";
 import type { SmartCollectionListItem } from "../smart-collections/summaries.js";
 import { smartCollectionSummaries } from "../smart-collections/summaries.js";
+import { collectionsListOutput } from "./collection-output.js";
 import { listCollectionsInput } from "./collection-schemas.js";
 import {
   type CollectionListItem,
@@ -25,6 +26,7 @@ export const listCollections = defineOperation({
   description: "Lists collections and smart collections with Thread counts, and the directory in order.",
   hints: { readOnly: true },
   input: listCollectionsInput,
+  output: collectionsListOutput,
   run: async (
     ctx,
     input,

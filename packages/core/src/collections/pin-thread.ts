@@ -1,5 +1,6 @@
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { collectionThreadInput } from "./collection-schemas.js";
 import { withMembership } from "./thread-membership.js";
 
@@ -34,6 +35,7 @@ export const pinThread = defineOperation({
   description: "Pins a Thread (root or reply ID) on top of a collection it is in.",
   hints: { idempotent: true },
   input: collectionThreadInput,
+  output: successOutput,
   run: (ctx, input) => setPin(ctx, input, ctx.clock.now()),
 });
 
@@ -47,5 +49,6 @@ export const unpinThread = defineOperation({
   description: "Unpins a Thread (root or reply ID) in a collection.",
   hints: { idempotent: true },
   input: collectionThreadInput,
+  output: successOutput,
   run: (ctx, input) => setPin(ctx, input, null),
 });

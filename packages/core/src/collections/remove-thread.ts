@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { collectionThreadInput } from "./collection-schemas.js";
 import { refreshCollectionFigures } from "./memberships.js";
 import { withMembership } from "./thread-membership.js";
@@ -14,6 +15,7 @@ export const removeThread = defineOperation({
   description: "Removes a whole Thread (root or reply ID) from a collection.",
   hints: { destructive: true, idempotent: true },
   input: collectionThreadInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await withMembership(ctx, input, async (tx, { collection, rootId }) => {
       const result = await tx.db

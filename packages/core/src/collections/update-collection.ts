@@ -2,6 +2,7 @@ import type { Updateable } from "kysely";
 import { moveAddress } from "../custom-urls/addresses.js";
 import type { CollectionsTable } from "../db/schema.js";
 import { defineOperation } from "../operation.js";
+import { collectionOutput } from "./collection-output.js";
 import { checkCollectionSlug, findCollection, lockCollection } from "./collection-rows.js";
 import { updateCollectionInput } from "./collection-schemas.js";
 import { toCollectionView } from "./collection-view.js";
@@ -17,6 +18,7 @@ export const updateCollection = defineOperation({
   description: "Partially updates a collection: slug, title, description (null clears), sortOrder.",
   hints: { idempotent: true },
   input: updateCollectionInput,
+  output: collectionOutput,
   run: async (ctx, input) => {
     if (input.slug !== undefined) checkCollectionSlug(input.slug);
     await ctx.db.transaction().execute(async (trx) => {

@@ -1,6 +1,7 @@
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { claimAddress } from "./addresses.js";
+import { customUrlOutput } from "./custom-url-output.js";
 import { addressOfPath, normalizeCustomUrlPath } from "./custom-url-paths.js";
 import { planTarget } from "./custom-url-record.js";
 import { createCustomUrlInput } from "./custom-url-schemas.js";
@@ -19,6 +20,7 @@ export const createCustomUrl = defineOperation({
   description:
     "Creates a custom URL: an alias of a post or collection (targetId: ID or slug) or a redirect (toPath, redirectType).",
   input: createCustomUrlInput,
+  output: customUrlOutput,
   run: async (ctx, input): Promise<CustomUrl> => {
     const path = normalizeCustomUrlPath(input.path);
     const id = ctx.ids.generate("pth");

@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { releaseAddress } from "./addresses.js";
 import { addressOfPath } from "./custom-url-paths.js";
 import { withLockedCustomUrl } from "./custom-url-record.js";
@@ -16,6 +17,7 @@ export const deleteCustomUrl = defineOperation({
   description: "Deletes a custom URL (alias or redirect) and frees its address.",
   hints: { destructive: true, idempotent: true },
   input: customUrlIdInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db.transaction().execute(async (trx) => {
       const tx = { ...ctx, db: trx };

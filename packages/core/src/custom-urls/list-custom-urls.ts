@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { type KeysetOrder, pageByKeys } from "../pagination/keyset.js";
+import { customUrlPageOutput } from "./custom-url-output.js";
 import { listCustomUrlsInput } from "./custom-url-schemas.js";
 import { type CustomUrl, type CustomUrlRow, toCustomUrlView } from "./custom-url-view.js";
 
@@ -24,6 +25,7 @@ export const listCustomUrls = defineOperation({
   description: "Lists custom URLs (aliases and redirects), newest first, one page at a time.",
   hints: { readOnly: true },
   input: listCustomUrlsInput,
+  output: customUrlPageOutput,
   run: async (ctx, input): Promise<{ customUrls: CustomUrl[]; nextCursor: string | null }> => {
     const { rows, nextCursor } = await pageByKeys(ctx.db.selectFrom("custom_urls").selectAll(), order, input);
     return { customUrls: rows.map(toCustomUrlView), nextCursor };

@@ -8,6 +8,7 @@ import type { PublicPostView } from "../posts/post-view.js";
 import { type SmartCollection, toSmartCollection } from "../smart-collections/smart-collection-view.js";
 import { findAddressOwner } from "./address-owner.js";
 import { oldestAliasesOf } from "./aliases.js";
+import { resolutionOutput } from "./custom-url-output.js";
 import { resolveAddressInput } from "./custom-url-schemas.js";
 
 /**
@@ -39,6 +40,7 @@ export const resolveAddress = defineOperation({
     "Resolves a public path (with the site path prefix) to the post, collection, smart collection or redirect there.",
   hints: { readOnly: true },
   input: resolveAddressInput,
+  output: resolutionOutput,
   run: async (ctx, input): Promise<Resolution> => {
     const prefix = normalizePrefix(ctx.settings.sitePathPrefix);
     const address = addressOf(input.path, prefix);

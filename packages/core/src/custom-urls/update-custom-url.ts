@@ -1,6 +1,7 @@
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { moveAddress } from "./addresses.js";
+import { customUrlOutput } from "./custom-url-output.js";
 import { addressOfPath, normalizeCustomUrlPath } from "./custom-url-paths.js";
 import { planTarget, withLockedCustomUrl } from "./custom-url-record.js";
 import { updateCustomUrlInput } from "./custom-url-schemas.js";
@@ -20,6 +21,7 @@ export const updateCustomUrl = defineOperation({
   description: "Changes a custom URL's path, target or redirect; fields not sent are kept.",
   hints: { idempotent: true },
   input: updateCustomUrlInput,
+  output: customUrlOutput,
   run: async (ctx, input): Promise<CustomUrl> => {
     const newPath = input.path === undefined ? undefined : normalizeCustomUrlPath(input.path);
     return ctx.db.transaction().execute(async (trx) => {

@@ -6,6 +6,7 @@ import { deleteStoredKeys, requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { storeRootMediaKinds } from "../posts/thread-figures.js";
 import { lockThreadOf } from "../posts/thread-lock.js";
+import { successOutput } from "../shared/outputs.js";
 import { typeId } from "../shared/type-id.js";
 
 /**
@@ -19,6 +20,7 @@ export const deleteMedia = defineOperation({
   description: "Deletes a media item and its stored files.",
   hints: { destructive: true, idempotent: true },
   input: z.object({ id: typeId("med") }),
+  output: successOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     const keys = await ctx.db.transaction().execute(async (trx) => {

@@ -5,6 +5,7 @@ import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { type KeysetOrder, pageByKeys } from "../pagination/keyset.js";
 import { cursorParam, limitParam } from "../shared/list-params.js";
+import { mediaPageOutput } from "./media-output.js";
 import { type MediaRecord, toMediaRecord } from "./media-view.js";
 
 /** Newest first: `createdAt`, then ID. */
@@ -35,6 +36,7 @@ export const listMedia = defineOperation({
   description: "Lists uploaded files and text attachments, newest first, one page at a time.",
   hints: { readOnly: true },
   input: listMediaInput,
+  output: mediaPageOutput,
   run: async (ctx, input): Promise<{ media: MediaRecord[]; nextCursor: string | null }> => {
     requireStorage(ctx);
     let query = ctx.db.selectFrom("media").selectAll();

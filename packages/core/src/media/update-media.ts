@@ -4,6 +4,7 @@ import { normalizeAlt } from "../files/media-rows.js";
 import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
+import { mediaOutput } from "./media-output.js";
 import { toMediaRecord } from "./media-view.js";
 
 /**
@@ -16,6 +17,7 @@ export const updateMedia = defineOperation({
   description: "Sets or clears a media item's alt text.",
   hints: { idempotent: true },
   input: z.object({ id: typeId("med"), alt: z.string().trim().max(500).nullable() }),
+  output: mediaOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     const result = await ctx.db

@@ -12,6 +12,7 @@ import { defineOperation, parseInput } from "../operation.js";
 import { bytesParam } from "../shared/bytes.js";
 import type { ByteSource } from "../storage.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "./media-details.js";
+import { mediaOutput } from "./media-output.js";
 import { toMediaRecord } from "./media-view.js";
 
 /** Input of `media.upload`: the file's bytes with its name and type, an optional poster, and details. */
@@ -41,6 +42,7 @@ export const uploadMedia = defineOperation({
   access: "owner",
   description: "Uploads a file in one request and returns its media record.",
   input: uploadMediaInput,
+  output: mediaOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     // The size is known only once the bytes are read: a quota already used up refuses before, and

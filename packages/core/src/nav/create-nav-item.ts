@@ -1,5 +1,6 @@
 import { positionBetween } from "../collections/directory.js";
 import { defineOperation } from "../operation.js";
+import { navItemOutput } from "./nav-output.js";
 import { loadNavRows, lockNav, resolveNavRows } from "./nav-rows.js";
 import { createNavItemInput, type NavItemDraft, navItemDraft } from "./nav-schemas.js";
 import { checkNavTarget } from "./nav-targets.js";
@@ -17,6 +18,7 @@ export const createNavItem = defineOperation({
   description:
     "Adds a header navigation item: a link, a built-in page, a collection, a smart collection or a page.",
   input: createNavItemInput,
+  output: navItemOutput,
   run: async (ctx, raw): Promise<NavItem> => {
     const input = navItemDraft(raw);
     const id = ctx.ids.generate("nav");

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { defineOperation } from "../operation.js";
+import { navItemsListOutput } from "./nav-output.js";
 import { resolveNavRows } from "./nav-rows.js";
 import { type NavItem, toNavItem } from "./nav-view.js";
 
@@ -15,6 +16,7 @@ export const listNavItems = defineOperation({
     "Lists the header navigation items in order, each with its target's current title and address.",
   hints: { readOnly: true },
   input: z.object({}),
+  output: navItemsListOutput,
   run: async (ctx): Promise<{ navItems: NavItem[] }> => {
     const rows = await resolveNavRows(ctx.db);
     return {

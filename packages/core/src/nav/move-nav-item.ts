@@ -1,6 +1,7 @@
 import { positionBetween } from "../collections/directory.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { navItemOutput } from "./nav-output.js";
 import { findNavItem, loadNavRows, lockNav, resolveNavRows } from "./nav-rows.js";
 import { moveNavItemInput } from "./nav-schemas.js";
 import { type NavItem, type StoredNavItem, toNavItem } from "./nav-view.js";
@@ -18,6 +19,7 @@ export const moveNavItem = defineOperation({
   description: "Moves a navigation item after or before another; with neither, to the end.",
   hints: { idempotent: true },
   input: moveNavItemInput,
+  output: navItemOutput,
   run: async (ctx, input): Promise<NavItem> => {
     await ctx.db.transaction().execute(async (trx) => {
       await lockNav({ db: trx, dialect: ctx.dialect });

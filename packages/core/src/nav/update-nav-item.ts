@@ -1,5 +1,6 @@
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { navItemOutput } from "./nav-output.js";
 import { findNavItem, resolveNavRows } from "./nav-rows.js";
 import { updateNavItemInput } from "./nav-schemas.js";
 import { type NavItem, toNavItem } from "./nav-view.js";
@@ -16,6 +17,7 @@ export const updateNavItem = defineOperation({
   description: "Changes a navigation item's label or URL (built-in items take neither).",
   hints: { idempotent: true },
   input: updateNavItemInput,
+  output: navItemOutput,
   run: async (ctx, input): Promise<NavItem> => {
     await ctx.db.transaction().execute(async (trx) => {
       const row = await findNavItem(trx, input.id);

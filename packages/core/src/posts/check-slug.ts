@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { slugAnswerOutput } from "./post-output.js";
 import { slugInput } from "./post-schemas.js";
 import { answerSlugQuery } from "./slug-answer.js";
 
@@ -13,6 +14,7 @@ export const checkPostSlug = defineOperation({
   description: "Suggests a free slug for a title, or checks whether a slug is free.",
   hints: { readOnly: true },
   input: slugInput,
+  output: slugAnswerOutput,
   run: (ctx, input) =>
     answerSlugQuery(ctx, {
       mode: input.mode,

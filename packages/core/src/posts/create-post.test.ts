@@ -37,9 +37,11 @@ describe("posts.create", () => {
       pinnedAt: null,
       featuredAt: null,
       attachments: [],
-      collectionIds: [],
-      threadPosition: 1,
     });
+    // Only posts.get carries these (spec § Post: "only in GET /api/posts/:id").
+    expect(post).not.toHaveProperty("collectionIds");
+    expect(post).not.toHaveProperty("threadPosition");
+    expect(await engine.posts.get({ id: post.id })).toMatchObject({ collectionIds: [], threadPosition: 1 });
     expect(post.id).toMatch(/^pst_[0-9a-z]{26}$/);
     expect(post.bodyHtml).toContain("<em>world</em>");
     expect(JSON.parse(post.body as string).type).toBe("doc");

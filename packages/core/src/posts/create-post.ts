@@ -9,6 +9,7 @@ import {
   planCreate,
   writeNewRows,
 } from "./create-write.js";
+import { postOutput } from "./post-output.js";
 import { createPostInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 
@@ -24,6 +25,7 @@ export const createPost = defineOperation({
   access: "owner",
   description: "Creates a post: a Thread root, or a reply when replyToId is set.",
   input: createPostInput,
+  output: postOutput,
   run: async (ctx, input) => {
     const plan = await planCreate(ctx, input);
     const { prepared, storedKeys } = await prepareAttachments(ctx, plan.input.attachments ?? []);
@@ -43,6 +45,6 @@ export const createPost = defineOperation({
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
     }
-    return readPost(ctx, id, { content: undefined, withPosition: true });
+    return readPost(ctx, id, { content: undefined, withPosition: false });
   },
 });

@@ -283,7 +283,7 @@ export function plainRootView(ctx: EngineContext, rows: NewPostRows): PostView {
     root_last_activity_at: post.last_activity_at,
     root_thread_updated_at: post.thread_updated_at,
   };
-  return { ...toPostView(ctx, row, []), collectionIds: [], threadPosition: 1 };
+  return toPostView(ctx, row, []);
 }
 
 /**

@@ -8,6 +8,7 @@ import { deleteMediaOfPosts } from "../files/media-rows.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { unindexPosts } from "../search/search-index.js";
+import { successOutput } from "../shared/outputs.js";
 import { findPost } from "./post-query.js";
 import { postIdInput } from "./post-schemas.js";
 import { refreshThreadFigures } from "./thread-figures.js";
@@ -24,6 +25,7 @@ export const deletePost = defineOperation({
   description: "Deletes a post with its attachments; deleting a root deletes its whole Thread.",
   hints: { destructive: true, idempotent: true },
   input: postIdInput.pick({ id: true }),
+  output: successOutput,
   run: async (ctx, input) => {
     const keys = await ctx.db.transaction().execute(async (trx) => {
       await lockThreadOf({ ...ctx, db: trx }, input.id);

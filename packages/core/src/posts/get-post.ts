@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { postDetailOutput } from "./post-output.js";
 import { postIdInput } from "./post-schemas.js";
 import { readPost } from "./read-post.js";
 
@@ -9,5 +10,6 @@ export const getPost = defineOperation({
   description: "Reads one post in the editing view, with its collections and Thread position.",
   hints: { readOnly: true },
   input: postIdInput,
+  output: postDetailOutput,
   run: (ctx, input) => readPost(ctx, input.id, { content: input.content, withPosition: true }),
 });

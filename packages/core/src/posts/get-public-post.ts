@@ -2,6 +2,7 @@ import { loadAttachments } from "../attachments/load-attachments.js";
 import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
+import { publicPostOutput } from "./post-output.js";
 import { findPost, selectPosts } from "./post-query.js";
 import { publicPostInput } from "./post-schemas.js";
 import { toPublicPostView } from "./post-view.js";
@@ -18,6 +19,7 @@ export const getPublicPost = defineOperation({
   description: "Reads one published, visible post by slug in the reading view.",
   hints: { readOnly: true },
   input: publicPostInput,
+  output: publicPostOutput,
   run: async (ctx, input) => {
     const named = await selectPosts(ctx.db)
       .where("p.slug", "=", input.slug)

@@ -1,6 +1,7 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
 import { defineOperation } from "../operation.js";
 import { type KeysetOrder, pageByKeys } from "../pagination/keyset.js";
+import { postPageOutput } from "./post-output.js";
 import { type PostRow, selectPosts } from "./post-query.js";
 import { listPostsInput } from "./post-schemas.js";
 import { type PostView, toPostView } from "./post-view.js";
@@ -36,6 +37,7 @@ export const listPosts = defineOperation({
   description: "Lists every post, roots and replies, newest first, one page at a time.",
   hints: { readOnly: true },
   input: listPostsInput,
+  output: postPageOutput,
   run: async (ctx, input) => {
     let query = selectPosts(ctx.db).where("p.status", "=", input.status);
     if (input.format) query = query.where("p.format", "=", input.format);

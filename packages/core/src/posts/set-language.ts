@@ -4,6 +4,7 @@ import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { languageTag } from "./post-language.js";
+import { setLanguageOutput } from "./post-output.js";
 import { findPost } from "./post-query.js";
 import { lockThreadOf } from "./thread-lock.js";
 import { applyThreadLanguage } from "./translation-group.js";
@@ -23,6 +24,7 @@ export const setPostLanguage = defineOperation({
     "Sets the language of a post's whole Thread (root and replies); any post of the Thread is accepted.",
   hints: { idempotent: true },
   input: setLanguageInput,
+  output: setLanguageOutput,
   run: async (ctx, input) =>
     ctx.db.transaction().execute(async (trx) => {
       const tctx = { ...ctx, db: trx };

@@ -151,8 +151,8 @@ describe("replies", () => {
       threadId: root.id,
       threadPostCount: 2,
       lastActivityAt: NOW + 10,
-      threadPosition: 2,
     });
+    expect(await engine.posts.get({ id: reply.id })).toMatchObject({ threadPosition: 2 });
     expect(await codeOf(engine.posts.create({ format: "note", replyToId: root.id, pinned: true }))).toBe(
       "VALIDATION_ERROR",
     );

@@ -19,6 +19,7 @@ import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
 import { indexPost } from "../search/search-index.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { postOutput } from "./post-output.js";
 import { findPost, type PostRow } from "./post-query.js";
 import {
   checkExclusiveFields,
@@ -45,6 +46,7 @@ export const updatePost = defineOperation({
   description: "Partially updates a post: omitted fields keep, null clears.",
   hints: { idempotent: true },
   input: updatePostInput,
+  output: postOutput,
   run: async (ctx, input) => {
     checkExclusiveFields(input);
     const rendered = renderBodyInput(input);
@@ -61,7 +63,7 @@ export const updatePost = defineOperation({
       throw err;
     }
     await deleteStoredKeys(ctx, removedKeys);
-    return readPost(ctx, input.id, { content: undefined, withPosition: true });
+    return readPost(ctx, input.id, { content: undefined, withPosition: false });
   },
 });
 

@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { rankCandidates } from "./rank.js";
+import { searchOutput } from "./search-output.js";
 import { findCandidates } from "./search-query.js";
 import { type SearchPostsInput, searchPostsInput } from "./search-schemas.js";
 import { queryTerms } from "./search-text.js";
@@ -37,6 +38,7 @@ export const searchPosts = defineOperation({
     "Searches published posts of any visibility, never drafts: every word of q must occur; best first.",
   hints: { readOnly: true, idempotent: true },
   input: searchPostsInput,
+  output: searchOutput,
   run: async (ctx, input: SearchPostsInput): Promise<SearchAnswer> => {
     const terms = queryTerms(input.q);
     const candidates = terms.length === 0 ? [] : await findCandidates[ctx.dialect.name](ctx.db, terms);

@@ -1,6 +1,7 @@
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { type SettingKey, settingDefinition } from "./setting-keys.js";
+import { settingsOutput } from "./settings-output.js";
 import { settingKeyInput } from "./settings-schemas.js";
 import { settingsView } from "./settings-store.js";
 import { settingsError, writeSettings } from "./write-settings.js";
@@ -18,6 +19,7 @@ export const deleteSetting = defineOperation({
     "Removes a site setting's stored value, so the environment's value or the default applies again.",
   hints: { destructive: true, idempotent: true },
   input: settingKeyInput,
+  output: settingsOutput,
   run: async (ctx, input) => {
     const definition = settingDefinition(input.key);
     if (!definition) throw notFound("setting", input.key);

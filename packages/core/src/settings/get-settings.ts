@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { defineOperation } from "../operation.js";
+import { settingsOutput } from "./settings-output.js";
 import { settingsView } from "./settings-store.js";
 
 /**
@@ -14,5 +15,6 @@ export const getSettings = defineOperation({
     "Lists every site setting with the value in effect and whether it is stored, from the environment or a default.",
   hints: { readOnly: true, idempotent: true },
   input: z.object({}),
+  output: settingsOutput,
   run: async (ctx) => settingsView(await ctx.settingsStore.fresh()),
 });

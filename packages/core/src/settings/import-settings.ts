@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { importableKeys } from "./setting-keys.js";
+import { settingsImportOutput } from "./settings-output.js";
 import { importSettingsInput } from "./settings-schemas.js";
 import { settingsView } from "./settings-store.js";
 import { acceptChanges, writeSettings } from "./write-settings.js";
@@ -17,6 +18,7 @@ export const importSettings = defineOperation({
     "Imports the language settings (ADDITIONAL_LANGUAGES, MULTILINGUAL_ENABLED) of a settings object.",
   hints: { idempotent: true },
   input: importSettingsInput,
+  output: settingsImportOutput,
   run: async (ctx, input) => {
     const { changes, rejectedKeys } = acceptChanges(input, importableKeys);
     const resolved = changes.size === 0 ? await ctx.settingsStore.fresh() : await writeSettings(ctx, changes);

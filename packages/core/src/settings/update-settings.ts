@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { settingsOutput } from "./settings-output.js";
 import { settingsInput } from "./settings-schemas.js";
 import { settingsView } from "./settings-store.js";
 import { acceptChanges, settingsError, writeSettings } from "./write-settings.js";
@@ -15,6 +16,7 @@ export const updateSettings = defineOperation({
   description: "Stores new values for site settings (an object of key to string); takes effect at once.",
   hints: { idempotent: true },
   input: settingsInput,
+  output: settingsOutput,
   run: async (ctx, input) => {
     const { changes, rejectedKeys } = acceptChanges(input);
     if (changes.size === 0) {

@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { slugAnswerOutput } from "../posts/post-output.js";
 import { answerSlugQuery } from "../posts/slug-answer.js";
 import { smartCollectionSlugInput } from "./smart-collection-schemas.js";
 
@@ -13,6 +14,7 @@ export const checkSmartCollectionSlug = defineOperation({
   description: "Suggests a free slug for a smart collection title, or checks whether a slug is free.",
   hints: { readOnly: true },
   input: smartCollectionSlugInput,
+  output: slugAnswerOutput,
   run: (ctx, input) =>
     answerSlugQuery(ctx, {
       mode: input.mode,

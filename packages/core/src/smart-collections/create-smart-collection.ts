@@ -3,6 +3,7 @@ import { defineOperation } from "../operation.js";
 import { checkSlugCandidate } from "../posts/post-content.js";
 import { normalizeSelection } from "./selection.js";
 import { checkSelectionTargets } from "./selection-targets.js";
+import { smartCollectionOutput } from "./smart-collection-output.js";
 import { createSmartCollectionInput } from "./smart-collection-schemas.js";
 import { type SmartCollection, toSmartCollection } from "./smart-collection-view.js";
 
@@ -16,6 +17,7 @@ export const createSmartCollection = defineOperation({
   access: "owner",
   description: "Creates a smart collection: Threads gathered by conditions, at its own address.",
   input: createSmartCollectionInput,
+  output: smartCollectionOutput,
   run: async (ctx, input): Promise<SmartCollection> => {
     checkSlugCandidate(input.slug);
     const selection = normalizeSelection(input.selection ?? {});

@@ -1,5 +1,6 @@
 import { releaseAddress } from "../custom-urls/addresses.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { findSmartCollection } from "./smart-collection-rows.js";
 import { smartCollectionIdInput } from "./smart-collection-schemas.js";
 
@@ -13,6 +14,7 @@ export const deleteSmartCollection = defineOperation({
   description: "Deletes a smart collection; its address stops working at once. Threads stay.",
   hints: { destructive: true, idempotent: true },
   input: smartCollectionIdInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db.transaction().execute(async (trx) => {
       await ctx.dialect.lockRow(trx, { table: "smart_collections", id: input.id });

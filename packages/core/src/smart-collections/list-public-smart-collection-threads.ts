@@ -3,6 +3,7 @@ import { defineOperation } from "../operation.js";
 import { asRootRow } from "../threads/thread-rows.js";
 import { type PublicThreadView, toThreadViews } from "../threads/thread-view.js";
 import { pageOfSmartCollection } from "./list-threads.js";
+import { publicSmartCollectionThreadsOutput } from "./smart-collection-output.js";
 import { listPublicSmartCollectionThreadsInput } from "./smart-collection-schemas.js";
 
 /** What a reader's page shows of the smart collection itself; `layout` is the one in effect. */
@@ -26,6 +27,7 @@ export const listPublicSmartCollectionThreads = defineOperation({
   description: "Lists the public Threads a smart collection gathers, by its slug, one page at a time.",
   hints: { readOnly: true },
   input: listPublicSmartCollectionThreadsInput,
+  output: publicSmartCollectionThreadsOutput,
   run: async (
     ctx,
     input,

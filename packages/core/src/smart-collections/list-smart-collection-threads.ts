@@ -2,6 +2,7 @@ import { defineOperation } from "../operation.js";
 import { asRootRow } from "../threads/thread-rows.js";
 import { type OwnerThreadView, toThreadViews } from "../threads/thread-view.js";
 import { pageOfSmartCollection } from "./list-threads.js";
+import { smartCollectionThreadsOutput } from "./smart-collection-output.js";
 import { findSmartCollection } from "./smart-collection-rows.js";
 import { listSmartCollectionThreadsInput } from "./smart-collection-schemas.js";
 
@@ -15,6 +16,7 @@ export const listSmartCollectionThreads = defineOperation({
   description: "Lists the Threads a smart collection gathers, in its order, one page at a time.",
   hints: { readOnly: true },
   input: listSmartCollectionThreadsInput,
+  output: smartCollectionThreadsOutput,
   run: async (ctx, input): Promise<{ threads: OwnerThreadView[]; nextCursor: string | null }> => {
     const row = await findSmartCollection(ctx.db, input.id);
     const page = await pageOfSmartCollection(ctx, row, { caller: ctx.caller, language: input.lang }, input);

@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { smartCollectionsListOutput } from "./smart-collection-output.js";
 import { listSmartCollectionsInput } from "./smart-collection-schemas.js";
 import type { SmartCollectionListItem } from "./smart-collection-view.js";
 import { smartCollectionSummaries } from "./summaries.js";
@@ -13,6 +14,7 @@ export const listSmartCollections = defineOperation({
   description: "Lists every smart collection with its Thread count and most recent activity.",
   hints: { readOnly: true },
   input: listSmartCollectionsInput,
+  output: smartCollectionsListOutput,
   run: async (ctx, input): Promise<{ smartCollections: SmartCollectionListItem[] }> => ({
     smartCollections: await smartCollectionSummaries(ctx, ctx.caller, { lang: input.lang }),
   }),

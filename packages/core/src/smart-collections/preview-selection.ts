@@ -1,6 +1,7 @@
 import { defineOperation } from "../operation.js";
 import { normalizeSelection, selectionFilter } from "./selection.js";
 import { checkSelectionTargets } from "./selection-targets.js";
+import { previewOutput } from "./smart-collection-output.js";
 import { previewSelectionInput } from "./smart-collection-schemas.js";
 import { matchFigures } from "./thread-figures.js";
 
@@ -14,6 +15,7 @@ export const previewSelection = defineOperation({
   description: "Counts the Threads a selection would gather, and the Threads there are in all.",
   hints: { readOnly: true },
   input: previewSelectionInput,
+  output: previewOutput,
   run: async (ctx, input): Promise<{ count: number; baseline: number }> => {
     const selection = normalizeSelection(input.selection ?? {});
     await checkSelectionTargets(ctx.db, selection);

@@ -3,6 +3,7 @@ import { defineOperation } from "../operation.js";
 import { checkSlugCandidate } from "../posts/post-content.js";
 import { normalizeSelection } from "./selection.js";
 import { checkSelectionTargets } from "./selection-targets.js";
+import { smartCollectionOutput } from "./smart-collection-output.js";
 import { findSmartCollection } from "./smart-collection-rows.js";
 import { updateSmartCollectionInput } from "./smart-collection-schemas.js";
 import { type SmartCollection, toSmartCollection } from "./smart-collection-view.js";
@@ -18,6 +19,7 @@ export const updateSmartCollection = defineOperation({
   description: "Changes a smart collection's slug, title, description, conditions, order or layout.",
   hints: { idempotent: true },
   input: updateSmartCollectionInput,
+  output: smartCollectionOutput,
   run: async (ctx, input): Promise<SmartCollection> => {
     if (input.slug !== undefined) checkSlugCandidate(input.slug);
     const selection = input.selection && normalizeSelection(input.selection);

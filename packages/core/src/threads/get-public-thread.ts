@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { findPublicThreadIn } from "./find-thread.js";
+import { publicThreadOutput } from "./thread-output.js";
 import { getPublicThreadInput, wantsFold } from "./thread-schemas.js";
 import { type PublicThreadView, toThreadViews } from "./thread-view.js";
 
@@ -13,6 +14,7 @@ export const getPublicThread = defineOperation({
   description: "Reads a public Thread by the slug of any of its posts.",
   hints: { readOnly: true },
   input: getPublicThreadInput,
+  output: publicThreadOutput,
   run: async (ctx, input): Promise<PublicThreadView> => {
     const root = await findPublicThreadIn(ctx.db, input.slug, input.lang);
     const [thread] = await toThreadViews(ctx, [root], "reading", {

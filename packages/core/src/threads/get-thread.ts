@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { findOwnerThread } from "./find-thread.js";
+import { threadOutput } from "./thread-output.js";
 import { getThreadInput, wantsFold } from "./thread-schemas.js";
 import { type OwnerThreadView, toThreadViews } from "./thread-view.js";
 
@@ -10,6 +11,7 @@ export const getThread = defineOperation({
   description: "Reads a Thread by the ID of any of its posts.",
   hints: { readOnly: true },
   input: getThreadInput,
+  output: threadOutput,
   run: async (ctx, input): Promise<OwnerThreadView> => {
     const root = await findOwnerThread(ctx.db, input.id);
     const [thread] = await toThreadViews(ctx, [root], "editing", {

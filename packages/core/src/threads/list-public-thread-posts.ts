@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { findPublicThreadIn } from "./find-thread.js";
+import { publicThreadPostsPageOutput } from "./thread-output.js";
 import { readThreadPosts } from "./thread-posts.js";
 import { listPublicThreadPostsInput } from "./thread-schemas.js";
 
@@ -13,6 +14,7 @@ export const listPublicThreadPosts = defineOperation({
   description: "Lists the visible posts of a public Thread in Thread order.",
   hints: { readOnly: true },
   input: listPublicThreadPostsInput,
+  output: publicThreadPostsPageOutput,
   run: async (ctx, input) =>
     readThreadPosts(ctx, await findPublicThreadIn(ctx.db, input.slug, input.lang), "reading", {
       ...input,

@@ -1,6 +1,7 @@
 import { defineOperation } from "../operation.js";
 import { listRoots } from "./list-roots.js";
 import { resolveListQuery } from "./thread-filter.js";
+import { publicThreadPageOutput } from "./thread-output.js";
 import { asRootRow } from "./thread-rows.js";
 import { listPublicThreadsInput, wantsFold } from "./thread-schemas.js";
 import { type PublicThreadView, toThreadViews } from "./thread-view.js";
@@ -15,6 +16,7 @@ export const listPublicThreads = defineOperation({
   description: "Lists the public Threads of the site, one page at a time, optionally with folds.",
   hints: { readOnly: true },
   input: listPublicThreadsInput,
+  output: publicThreadPageOutput,
   run: async (ctx, input): Promise<{ threads: PublicThreadView[]; nextCursor: string | null }> => {
     const page = await listRoots(ctx.db, resolveListQuery(input, "public", ctx.settings), input);
     const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "reading", {

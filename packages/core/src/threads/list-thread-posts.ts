@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { findOwnerThread } from "./find-thread.js";
+import { threadPostsPageOutput } from "./thread-output.js";
 import { readThreadPosts } from "./thread-posts.js";
 import { listThreadPostsInput } from "./thread-schemas.js";
 
@@ -13,5 +14,6 @@ export const listThreadPosts = defineOperation({
   description: "Lists the posts of a Thread in Thread order.",
   hints: { readOnly: true },
   input: listThreadPostsInput,
+  output: threadPostsPageOutput,
   run: async (ctx, input) => readThreadPosts(ctx, await findOwnerThread(ctx.db, input.id), "editing", input),
 });

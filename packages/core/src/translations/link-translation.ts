@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { linkTranslations } from "../posts/translation-group.js";
+import { successOutput } from "../shared/outputs.js";
 import { linkTranslationInput } from "./translation-schemas.js";
 
 /**
@@ -14,6 +15,7 @@ export const linkTranslation = defineOperation({
   description: "Links another Thread root (postId) as a translation of this post.",
   hints: { idempotent: true },
   input: linkTranslationInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db
       .transaction()

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { defineOperation } from "../operation.js";
 import { activeGroupOf } from "../posts/translation-group.js";
+import { candidatesOutput } from "./translation-output.js";
 import { rootOf } from "./translation-root.js";
 import { translationCandidatesInput } from "./translation-schemas.js";
 import { type CandidateEntry, entryColumns, toCandidateEntry } from "./translation-view.js";
@@ -18,6 +19,7 @@ export const listTranslationCandidates = defineOperation({
     "Finds published Thread roots, matched on title or body, that could be linked as translations of this post.",
   hints: { readOnly: true },
   input: translationCandidatesInput,
+  output: candidatesOutput,
   run: async (ctx, input): Promise<{ candidates: CandidateEntry[] }> => {
     const root = await rootOf(ctx.db, input.id);
     const group = await activeGroupOf(ctx.db, root);

@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { activeGroupOf } from "../posts/translation-group.js";
+import { translationsListOutput } from "./translation-output.js";
 import { rootOf } from "./translation-root.js";
 import { translationPostInput } from "./translation-schemas.js";
 import { entryColumns, toVersionEntry, type VersionEntry } from "./translation-view.js";
@@ -15,6 +16,7 @@ export const listTranslations = defineOperation({
     "Lists the other language versions of a post's Thread (its translation group, itself excluded).",
   hints: { readOnly: true },
   input: translationPostInput,
+  output: translationsListOutput,
   run: async (ctx, input): Promise<{ translations: VersionEntry[] }> => {
     const root = await rootOf(ctx.db, input.id);
     const group = await activeGroupOf(ctx.db, root);

@@ -5,6 +5,7 @@ import { defineOperation } from "../operation.js";
 import { canonicalLanguage, siteLanguages } from "../posts/post-language.js";
 import type { PostRow } from "../posts/post-query.js";
 import { activeGroupOf } from "../posts/translation-group.js";
+import { translationResolutionOutput } from "./translation-output.js";
 import { rootOf } from "./translation-root.js";
 import { resolveTranslationInput } from "./translation-schemas.js";
 import { type CandidateEntry, toCandidateEntry } from "./translation-view.js";
@@ -50,6 +51,7 @@ export const resolveTranslation = defineOperation({
     "Resolves a URL or path on this site to its Thread and says whether it can be linked as a translation of this post.",
   hints: { readOnly: true },
   input: resolveTranslationInput,
+  output: translationResolutionOutput,
   run: async (ctx, input): Promise<{ resolution: TranslationResolution }> => {
     const root = await rootOf(ctx.db, input.id);
     return { resolution: await resolve(ctx, root, input.url) };

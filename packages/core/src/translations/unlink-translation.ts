@@ -1,5 +1,6 @@
 import { defineOperation } from "../operation.js";
 import { unlinkTranslation as leaveGroup } from "../posts/translation-group.js";
+import { successOutput } from "../shared/outputs.js";
 import { translationPostInput } from "./translation-schemas.js";
 
 /**
@@ -12,6 +13,7 @@ export const unlinkTranslation = defineOperation({
   description: "Takes this Thread root out of its translation group; the other versions stay linked.",
   hints: { destructive: true, idempotent: true },
   input: translationPostInput,
+  output: successOutput,
   run: async (ctx, input) => {
     await ctx.db
       .transaction()

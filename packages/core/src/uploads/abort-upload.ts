@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
+import { successOutput } from "../shared/outputs.js";
 import { typeId } from "../shared/type-id.js";
 import { closeSession, discardSessionUploads, findOpenSession } from "./upload-session.js";
 
@@ -15,6 +16,7 @@ export const abortUpload = defineOperation({
   description: "Abandons an upload session and deletes what it stored.",
   hints: { destructive: true, idempotent: true },
   input: z.object({ id: typeId("upl") }),
+  output: successOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     const session = await findOpenSession(ctx, input.id);

@@ -9,6 +9,7 @@ import { checkMediaQuota } from "../files/media-quota.js";
 import { hashStoredObject } from "../files/stored-file.js";
 import { requireStorage, storageFailure } from "../files/stored-objects.js";
 import { type MediaDetails, mediaDetailsFields, mediaRowOf } from "../media/media-details.js";
+import { mediaOutput } from "../media/media-output.js";
 import { toMediaRecord } from "../media/media-view.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
@@ -57,6 +58,7 @@ export const completeUpload = defineOperation({
   access: "owner",
   description: "Finishes an upload session: checks the stored file and creates its media record.",
   input: completeUploadInput,
+  output: mediaOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
     const session = await findOpenSession(ctx, input.id);

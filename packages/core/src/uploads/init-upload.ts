@@ -9,6 +9,7 @@ import { requireStorage, storageFailure } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { Storage } from "../storage.js";
 import { cleanupExpiredUploads } from "./cleanup-expired-uploads.js";
+import { uploadInitOutput } from "./upload-output.js";
 import { sessionLifetimeSeconds } from "./upload-session.js";
 
 /** How the client sends the file. @see spec § POST /api/uploads/init */
@@ -45,6 +46,7 @@ export const initUpload = defineOperation({
   access: "owner",
   description: "Opens an upload session and picks how the file is sent.",
   input: initUploadInput,
+  output: uploadInitOutput,
   run: async (ctx, input) => {
     const storage = requireStorage(ctx);
     await cleanupExpiredUploads(ctx, { limit: 10, sweep: false }).catch((err: unknown) => {

@@ -7,6 +7,7 @@ import { requireStorage } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import { typeId } from "../shared/type-id.js";
 import { requireTransport } from "./put-upload-body.js";
+import { uploadPartOutput } from "./upload-output.js";
 import {
   bodyParam,
   contentLengthParam,
@@ -33,6 +34,7 @@ export const putUploadPart = defineOperation({
     body: bodyParam,
     contentLength: contentLengthParam,
   }),
+  output: uploadPartOutput,
   run: async (ctx, input) => {
     const storage = requireStorage(ctx);
     const session = await findOpenSession(ctx, input.id);
