@@ -6,7 +6,8 @@
  * through the Fetch handler, and as one hand-written SQL statement (the baseline). See bench/README.md.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
+import { performance } from "node:perf_hooks";
 import { publicCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
@@ -48,6 +49,14 @@ interface PageResult {
   baseline: Timing;
   engine: Timing;
   handler: Timing;
+  /** This process's CPU time per call (user + system), p50 in ms, and the fastest wall time. */
+  cpu: { baseline: CpuTiming; engine: CpuTiming };
+}
+
+/** CPU time per call, immune to waiting for a busy machine's cores (SQLite runs in-process). */
+interface CpuTiming {
+  cpuP50: number;
+  wallMin: number;
 }
 
 /** One site, one order: the first page and a deep page. */
@@ -109,7 +118,8 @@ async function timeSite(site: BenchSite): Promise<CaseResult[]> {
         },
         { warmup, iterations },
       );
-      return { mix, ...timings };
+      const cpu = await measureCpu({ baseline: () => site.baseline(order, keys), engine: read });
+      return { mix, ...timings, cpu };
     };
     const result: CaseResult = {
       database: site.database,
@@ -123,6 +133,36 @@ async function timeSite(site: BenchSite): Promise<CaseResult[]> {
     results.push(result);
   }
   return results;
+}
+
+/**
+ * Per call: this process's CPU time (process.cpuUsage, user + system) and the wall time. On a
+ * loaded machine wall-time percentiles measure the scheduler as much as the code; CPU time does
+ * not (on SQLite every statement runs in this process; on PostgreSQL the server's share is absent,
+ * so there only the fastest wall time is comparable).
+ */
+async function measureCpu(
+  fns: Record<"baseline" | "engine", () => unknown>,
+): Promise<Record<"baseline" | "engine", CpuTiming>> {
+  const names = ["baseline", "engine"] as const;
+  const cpu = { baseline: [] as number[], engine: [] as number[] };
+  const wall = { baseline: [] as number[], engine: [] as number[] };
+  for (let round = 0; round < warmup + iterations; round++) {
+    for (const name of names) {
+      const start = performance.now();
+      const before = process.cpuUsage();
+      await fns[name]();
+      const used = process.cpuUsage(before);
+      if (round < warmup) continue;
+      cpu[name].push((used.user + used.system) / 1000);
+      wall[name].push(performance.now() - start);
+    }
+  }
+  const p50 = (list: number[]) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
+  return {
+    baseline: { cpuP50: p50(cpu.baseline), wallMin: Math.min(...wall.baseline) },
+    engine: { cpuP50: p50(cpu.engine), wallMin: Math.min(...wall.engine) },
+  };
 }
 
 /** The engine and the baseline must read the same page, or their ratio means nothing. */
@@ -169,6 +209,16 @@ function report(result: CaseResult): void {
   log(line("Fetch handler", first.handler, deep.handler, ratio(deep.handler.p50, first.handler.p50)));
   log(
     `  engine/baseline p50: first ${ratio(first.engine.p50, first.baseline.p50)}, deep ${ratio(deep.engine.p50, deep.baseline.p50)}`,
+  );
+  const cpuLine = (name: string, a: CpuTiming, b: CpuTiming) =>
+    `  ${name.padEnd(18)} ${ms(a.cpuP50).padStart(7)} ${ms(a.wallMin).padStart(7)}   ${ms(b.cpuP50).padStart(7)} ${ms(b.wallMin).padStart(7)}`;
+  log(
+    `  ${"CPU p50 / wall min".padEnd(18)} ${"first".padStart(7)} ${"min".padStart(7)}   ${"deep".padStart(7)} ${"min".padStart(7)}`,
+  );
+  log(cpuLine("baseline", first.cpu.baseline, deep.cpu.baseline));
+  log(cpuLine("engine", first.cpu.engine, deep.cpu.engine));
+  log(
+    `  engine/baseline CPU p50: first ${ratio(first.cpu.engine.cpuP50, first.cpu.baseline.cpuP50)}, deep ${ratio(deep.cpu.engine.cpuP50, deep.cpu.baseline.cpuP50)}; wall min: first ${ratio(first.cpu.engine.wallMin, first.cpu.baseline.wallMin)}, deep ${ratio(deep.cpu.engine.wallMin, deep.cpu.baseline.wallMin)}`,
   );
 }
 
@@ -242,7 +292,9 @@ async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }
 
 const results: CaseResult[] = [];
 log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ")}`,
 );
 log(
   `${iterations} timed rounds (baseline, engine, handler in turn) after ${warmup} warm-up rounds; limit 20, include=fold`,
