@@ -46,7 +46,6 @@ export {
   type StreamedFile,
 } from "./export/index.js";
 export { entityTag, entryId, isRawAnswer, type RawAnswer } from "./feeds/index.js";
-export { markVariesWithTime, variesWithTime } from "./shared/varies-with-time.js";
 export { type FileServing, servingOf } from "./files/file-types.js";
 export { isAcceptedOnly, signBody as signGithubDelivery } from "./github-sync/index.js";
 export type { MediaRecord } from "./media/index.js";
@@ -74,6 +73,7 @@ export { bytesParam, inputJsonSchema } from "./shared/bytes.js";
 export { randomIds, sequentialIds } from "./shared/ids.js";
 export { type OutputComponents, outputComponents } from "./shared/outputs.js";
 export { fixedClock, systemClock } from "./shared/time.js";
+export { markVariesWithTime, variesWithTime } from "./shared/varies-with-time.js";
 export type {
   ByteRange,
   ByteSource,
