@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { createEngine, type Engine } from "@quire/core";
 import { openDatabase } from "@quire/core/node";
 import { createFileHandler, createHandler } from "@quire/http-adapter";
@@ -12,23 +13,28 @@ export interface QuireRoutes {
 }
 
 /**
- * Opens the engine from the environment: `QUIRE_DATA_DIR` (default `data`) holds the SQLite file
- * and the media folder, `DATABASE_URL` may point at PostgreSQL instead. Media files are served by
- * `src/app/media/[...key]/route.ts` under `/media`.
+ * Opens the engine from the environment: `QUIRE_DATA_DIR` (default `data`, relative to the
+ * directory `next` runs in) holds the SQLite file and the media folder, `DATABASE_URL` may point at
+ * PostgreSQL instead, and `INTERNAL_ADMIN_TOKEN` (16+ characters) turns on `/api/internal/*`, where
+ * the first API token is created. Media files are served by `app/media/[...key]/route.ts`.
  */
 async function start(): Promise<QuireRoutes> {
-  const dataDir = process.env.QUIRE_DATA_DIR ?? "data";
+  const dataDir = resolve(process.env.QUIRE_DATA_DIR ?? "data");
   mkdirSync(dataDir, { recursive: true }); // SQLite creates the file, not its folder
   const storage = createFsStorage({ root: `${dataDir}/media`, publicBaseUrl: "/media" });
   const db = await openDatabase({ url: process.env.DATABASE_URL ?? `${dataDir}/quire.db` });
   const engine = createEngine({ db, storage });
   await engine.migrate();
+  const internalAdminToken = process.env.INTERNAL_ADMIN_TOKEN;
+  if (internalAdminToken !== undefined && internalAdminToken.length < 16) {
+    throw new Error("INTERNAL_ADMIN_TOKEN must be at least 16 characters long");
+  }
   return {
     engine,
     // Next.js answers cross-origin requests of its own pages; API tokens authenticate scripts.
     // To sign the owner in with the app's session (NextAuth, iron-session, …), add
     // `authenticate: (request) => (isOwner(request) ? { role: "owner" } : null)`.
-    api: createHandler(engine, { corsOrigins: [] }),
+    api: createHandler(engine, { corsOrigins: [], internalAdminToken }),
     media: createFileHandler(storage, { prefix: "/media" }),
   };
 }
@@ -37,13 +43,19 @@ async function start(): Promise<QuireRoutes> {
 // promise on globalThis stops each reload from opening another database connection.
 const holder = globalThis as typeof globalThis & { quireRoutes?: Promise<QuireRoutes> };
 
-/** The process's engine and handlers, started on first use (not at import, so builds stay offline). */
+/** The process's engine and handlers, started on first use (not at import: `next build` imports route files). */
 export function quireRoutes(): Promise<QuireRoutes> {
-  holder.quireRoutes ??= start();
+  holder.quireRoutes ??= start().catch((error: unknown) => {
+    holder.quireRoutes = undefined; // let the next request try again (say, once the database is up)
+    throw error;
+  });
   return holder.quireRoutes;
 }
 
-/** The API handler, in the shape Next.js wants from a route file's method exports. */
+/**
+ * The API handler, in the shape Next.js wants from a route file's method exports. It passes the
+ * `Request` on untouched: reading its body first (`request.json()`) would leave Quire nothing to read.
+ */
 export async function quire(request: Request): Promise<Response> {
   return (await quireRoutes()).api(request);
 }
