@@ -245,6 +245,13 @@ function describeRoute(
                 description: `${operation.description} A document in its own media type, not JSON.`,
                 content: { "*/*": { schema: { type: "string" } } },
               },
+    ...(operation.access === "public" && route.method === "GET"
+      ? {
+          "304": {
+            description: "Not modified: the answer's ETag matched `If-None-Match` (docs/caching.md).",
+          },
+        }
+      : {}),
     ...errorRefs(route, operation),
   };
   return op;
