@@ -3,7 +3,8 @@
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   // better-sqlite3 is a native module: Node.js must `require` it at run time, not webpack bundle it.
-  // (pg is on Next.js's own list of packages it leaves external.)
+  // Next.js 15's built-in list already leaves better-sqlite3 and pg external; naming it here keeps
+  // that true whatever that list holds, and is where another native driver would go.
   serverExternalPackages: ["better-sqlite3"],
   // The @quire/* workspace packages are TypeScript sources (their "source" export condition);
   // Next.js compiles them with the app instead of loading a prebuilt dist/.

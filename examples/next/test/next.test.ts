@@ -128,16 +128,23 @@ describe.skipIf(process.env.QUIRE_TEST_DATABASE === "postgres")(
       expect(await robots.text()).toContain("Sitemap:");
     });
 
-    it("stores a multipart upload and serves the file from the media route", async () => {
+    it("stores a multipart upload, serves the file from the media route, and deletes it", async () => {
       const form = new FormData();
       form.set("file", new Blob(["next media"], { type: "text/plain" }), "note.txt");
       const uploaded = await fetch(`${base}/api/upload`, { method: "POST", headers: auth, body: form });
       expect(uploaded.status).toBe(201);
-      const { url } = (await uploaded.json()) as { url: string };
+      const { id, url } = (await uploaded.json()) as { id: string; url: string };
       expect(url).toMatch(/^\/media\//);
       const file = await fetch(new URL(url, base));
       expect(file.status).toBe(200);
       expect(await file.text()).toBe("next media");
+      const head = await fetch(new URL(url, base), { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe("");
+
+      const removed = await fetch(`${base}/api/media/${id}`, { method: "DELETE", headers: auth });
+      expect(await removed.json()).toEqual({ success: true });
+      expect((await fetch(new URL(url, base))).status).toBe(404);
     });
 
     it("answers an unknown API path with Quire's JSON 404, and a validation error as JSON 400", async () => {
