@@ -63,6 +63,17 @@ export const unarchivedTables: readonly string[] = [
   "github_sync_connection",
   "github_sync_files",
   "github_sync_deliveries",
+  // The owner's password hash and open sessions are credentials of this installation too: set the
+  // password again on the new site (`quire owner password`).
+  "owner_credentials",
+  "sessions",
+  // The chat bot's token, webhook secret, bound chats, bind codes and update log describe one
+  // bot registration (docs/telegram.md): connect the bot again on the new site.
+  "telegram_bot",
+  "telegram_bind_codes",
+  "telegram_chats",
+  "telegram_updates",
+  "telegram_albums",
 ];
 
 /** The archive's first line. */

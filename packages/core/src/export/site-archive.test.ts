@@ -135,7 +135,7 @@ async function seed(engine: Engine): Promise<Record<string, string>> {
   await engine.navItems.create({ type: "page", postId: about.id });
   await engine.navItems.create({ type: "link", label: "Home", url: "https://example.net/" });
   await engine.customUrls.create({ path: "greeting", targetType: "post", targetId: root.id });
-  await engine.settings.update({ SITE_NAME: "Archived site" });
+  await engine.settings.update({ SITE_NAME: "Archived site", DISCOVER: "latest" });
   return {
     root: root.id,
     reply: reply.id,
@@ -178,6 +178,7 @@ async function readAll(engine: Engine, ids: Record<string, string>): Promise<Rec
     "media.get": media.map((row) => ({ id: row.id })),
     "attachments.getContent": media.map((row) => ({ id: row.id })),
     "customUrls.list": [{}],
+    "discover.posts": [{ id: posts.map((post) => post.id) }],
     "addresses.resolve": [
       { path: "/greeting" },
       { path: "/reading" },
