@@ -2,6 +2,9 @@
 
 /** @type {import("next").NextConfig} */
 const nextConfig = {
+  // Serve the app below a path (say SITE_PATH_PREFIX=/blog, set for `next build` and `next start`):
+  // src/lib/quire.ts gives Quire the same prefix. Unset, the app sits at the root.
+  ...(process.env.SITE_PATH_PREFIX ? { basePath: process.env.SITE_PATH_PREFIX } : {}),
   // better-sqlite3 is a native module: Node.js must `require` it at run time, not webpack bundle it.
   // Next.js 15's built-in list already leaves better-sqlite3 and pg external; naming it here keeps
   // that true whatever that list holds, and is where another native driver would go.

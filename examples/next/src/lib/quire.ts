@@ -12,18 +12,23 @@ export interface QuireRoutes {
   media: (request: Request) => Promise<Response>;
 }
 
+/** The site's path prefix: empty, or the app's `basePath` (`/blog`). */
+const prefix = process.env.SITE_PATH_PREFIX ?? "";
+
 /**
  * Opens the engine from the environment: `QUIRE_DATA_DIR` (default `data`, relative to the
  * directory `next` runs in) holds the SQLite file and the media folder, `DATABASE_URL` may point at
  * PostgreSQL instead, and `INTERNAL_ADMIN_TOKEN` (16+ characters) turns on `/api/internal/*`, where
  * the first API token is created. Media files are served by `app/media/[...key]/route.ts`.
+ * `SITE_PATH_PREFIX` (say `/blog`) serves the site below a path: next.config.mjs makes it the app's
+ * `basePath` at build time, and Quire gets it as `sitePathPrefix` (see `withPrefix`).
  */
 async function start(): Promise<QuireRoutes> {
   const dataDir = resolve(process.env.QUIRE_DATA_DIR ?? "data");
   mkdirSync(dataDir, { recursive: true }); // SQLite creates the file, not its folder
-  const storage = createFsStorage({ root: `${dataDir}/media`, publicBaseUrl: "/media" });
+  const storage = createFsStorage({ root: `${dataDir}/media`, publicBaseUrl: `${prefix}/media` });
   const db = await openDatabase({ url: process.env.DATABASE_URL ?? `${dataDir}/quire.db` });
-  const engine = createEngine({ db, storage });
+  const engine = createEngine({ db, storage, settings: { sitePathPrefix: prefix } });
   await engine.migrate();
   const internalAdminToken = process.env.INTERNAL_ADMIN_TOKEN;
   if (internalAdminToken !== undefined && internalAdminToken.length < 16) {
@@ -34,8 +39,24 @@ async function start(): Promise<QuireRoutes> {
     // Next.js answers cross-origin requests of its own pages; API tokens authenticate scripts.
     // To sign the owner in with the app's session (NextAuth, iron-session, …), add
     // `authenticate: (request) => (isOwner(request) ? { role: "owner" } : null)`.
-    api: createHandler(engine, { corsOrigins: [], internalAdminToken }),
-    media: createFileHandler(storage, { prefix: "/media" }),
+    api: withPrefix(createHandler(engine, { corsOrigins: [], internalAdminToken })),
+    media: withPrefix(createFileHandler(storage, { prefix: `${prefix}/media` })),
+  };
+}
+
+/**
+ * Next.js strips its `basePath` from the URL a route handler receives (`/blog/api/posts` arrives as
+ * `/api/posts`), while Quire, told the site lives under `/blog`, routes on the full path and writes
+ * `/blog` into permalinks, media URLs and feed links. Put the prefix back before handing over; the
+ * body stream moves to the new Request unread.
+ */
+function withPrefix(handler: (request: Request) => Promise<Response>) {
+  if (!prefix) return handler;
+  return (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) return handler(request);
+    url.pathname = `${prefix}${url.pathname}`;
+    return handler(new Request(url, request));
   };
 }
 
