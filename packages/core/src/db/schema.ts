@@ -269,7 +269,6 @@ export interface DirectoryLockTable {
   id: string;
 }
 
-/** Every table the engine reads and writes. */
 /** The chat-bot's one row (id `bot`): token, webhook secret and address (docs/telegram.md). */
 export interface TelegramBotTable {
   id: string;
@@ -350,6 +349,7 @@ export interface GithubSyncDeliveriesTable {
   received_at: number;
 }
 
+/** Every table the engine reads and writes. */
 export interface Database {
   posts: PostsTable;
   media: MediaTable;
