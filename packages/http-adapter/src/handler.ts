@@ -1,7 +1,6 @@
 import {
   type Access,
   type Caller,
-  chunksOf,
   type Engine,
   EngineError,
   internalCaller,
@@ -14,6 +13,7 @@ import {
 } from "@quire/core";
 import type * as z from "zod";
 import { isInternalAdmin, resolveOwner } from "./auth.js";
+import { readText } from "./body-text.js";
 import { corsHeaders, corsPolicy, preflightHeaders } from "./cors.js";
 import { formInput } from "./form-input.js";
 import { linksFor } from "./links.js";
@@ -313,29 +313,6 @@ async function readJsonObject(
     throw new EngineError("VALIDATION_ERROR", "The request body must be a JSON object");
   }
   return body as Record<string, unknown>;
-}
-
-/** The body as UTF-8 text, refusing (400) one larger than `limit` bytes before reading it all. */
-async function readText(
-  request: Request,
-  limit: number,
-  rawBody: AsyncIterable<Uint8Array> | undefined,
-): Promise<string> {
-  const tooLarge = () =>
-    new EngineError("VALIDATION_ERROR", `The request body is larger than ${limit} bytes`);
-  if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge();
-  const body = rawBody ?? request.body;
-  if (!body) return "";
-  const decoder = new TextDecoder();
-  let text = "";
-  let received = 0;
-  // Leaving the loop early (too large) cancels the stream, or hands a raw body back to the server.
-  for await (const chunk of chunksOf(body)) {
-    received += chunk.byteLength;
-    if (received > limit) throw tooLarge();
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
 }
 
 function normalizePrefix(prefix: string): string {

@@ -1,5 +1,6 @@
-import { chunksOf, type Engine, EngineError, internalCaller, isEngineError, toErrorBody } from "@quire/core";
+import { type Engine, EngineError, internalCaller, isEngineError, toErrorBody } from "@quire/core";
 import { isSameSiteRequest } from "./auth.js";
+import { readText } from "./body-text.js";
 import type { HandlerOptions } from "./options.js";
 import { type RateLimits, setRetryAfter } from "./rate-limit.js";
 import { errorResponse, json } from "./responses.js";
@@ -114,7 +115,7 @@ async function readSignInBody(request: Request, options: HandlerOptions): Promis
       `Send the sign-in form as application/x-www-form-urlencoded or application/json (got ${type})`,
     );
   }
-  const text = await readLimited(request, options);
+  const text = await readText(request, maxSignInBodyBytes, options.requestBody?.(request));
   if (isJson) {
     let body: unknown;
     try {
@@ -129,23 +130,6 @@ async function readSignInBody(request: Request, options: HandlerOptions): Promis
   }
   const form = new URLSearchParams(text);
   return { password: form.get("password") ?? undefined, next: form.get("next") ?? undefined };
-}
-
-async function readLimited(request: Request, options: HandlerOptions): Promise<string> {
-  const tooLarge = () =>
-    new EngineError("VALIDATION_ERROR", `The sign-in body is larger than ${maxSignInBodyBytes} bytes`);
-  if (Number(request.headers.get("content-length") ?? 0) > maxSignInBodyBytes) throw tooLarge();
-  const body = options.requestBody?.(request) ?? request.body;
-  if (!body) return "";
-  const decoder = new TextDecoder();
-  let text = "";
-  let received = 0;
-  for await (const chunk of chunksOf(body)) {
-    received += chunk.byteLength;
-    if (received > maxSignInBodyBytes) throw tooLarge();
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
 }
 
 /** Where to go after signing in: a path on this site (never another host), else the site's root. */
