@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../src/cli-commands.js";
 import { loadConfig } from "../src/config.js";
 import { openEngine } from "../src/server.js";
 import { createStorage } from "../src/storage.js";
+import { runCliCapturing } from "./support/cli.js";
 import { createTestSite } from "./support/processes.js";
 
 const sites: Awaited<ReturnType<typeof createTestSite>>[] = [];
@@ -18,20 +18,8 @@ async function newSite() {
   return site;
 }
 
-async function run(env: Record<string, string>, argv: string[], isTTY = false) {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIo = {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    isTTY,
-  };
-  const code = await runCli(argv, env, io);
-  return { code, stdout, stderr };
+function run(env: Record<string, string>, argv: string[], isTTY = false) {
+  return runCliCapturing(argv, env, { isTTY });
 }
 
 /** An engine on a site's database and storage, as the server opens it. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../src/cli-commands.js";
 import { loadConfig } from "../src/config.js";
 import { openEngine } from "../src/server.js";
+import { runCliCapturing } from "./support/cli.js";
 import { createTestSite } from "./support/processes.js";
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -17,20 +17,7 @@ describe("the CLI's maintenance commands", () => {
     await site.cleanup();
   });
 
-  async function run(...argv: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const io: CliIo = {
-      out: (text) => {
-        stdout += text;
-      },
-      err: (text) => {
-        stderr += text;
-      },
-    };
-    const code = await runCli(argv, site.env, io);
-    return { code, stdout, stderr };
-  }
+  const run = (...argv: string[]) => runCliCapturing(argv, site.env);
 
   /** Runs `use` on an engine over the CLI's database. */
   async function withEngine<T>(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../src/cli-commands.js";
+import { runCli } from "../src/cli-commands.js";
+import { runCliCapturing } from "./support/cli.js";
 import { createTestSite } from "./support/processes.js";
 
 describe("the CLI", () => {
@@ -12,20 +13,7 @@ describe("the CLI", () => {
     await site.cleanup();
   });
 
-  async function run(...argv: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const io: CliIo = {
-      out: (text) => {
-        stdout += text;
-      },
-      err: (text) => {
-        stderr += text;
-      },
-    };
-    const code = await runCli(argv, site.env, io);
-    return { code, stdout, stderr };
-  }
+  const run = (...argv: string[]) => runCliCapturing(argv, site.env);
 
   it("prints what it applied on migrate, then that nothing is left", async () => {
     const first = await run("migrate");

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../src/cli-commands.js";
+import { type CliRun, runCliCapturing } from "./support/cli.js";
 import { createTestSite, type ServerProcess, startServerProcess } from "./support/processes.js";
 
 /** Debian's chromium, found on PATH (as in examples/static-site's browser test). */
@@ -26,22 +26,12 @@ async function cli(
   env: Record<string, string>,
   argv: string[],
   input: { stdin?: string; prompts?: string[] } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
+): Promise<CliRun> {
   const prompts = [...(input.prompts ?? [])];
-  const io: CliIo = {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
+  return runCliCapturing(argv, env, {
     ...(input.stdin !== undefined ? { readStdin: async () => input.stdin as string } : {}),
     ...(input.prompts ? { promptHidden: async () => prompts.shift() ?? "" } : {}),
-  };
-  const code = await runCli(argv, env, io);
-  return { code, stdout, stderr };
+  });
 }
 
 describe("owner sign-in on the reference server", () => {
