@@ -31,6 +31,7 @@ import type { Selection } from "../packages/core/src/smart-collections/smart-col
 import type { Storage } from "../packages/core/src/storage.js";
 import { zonedYearBounds } from "../packages/core/src/threads/zoned-year.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
+import { parseSize } from "./bench-args.js";
 import { openRawPg, openRawSqlite } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
@@ -51,12 +52,6 @@ const iterations = Number(args.iterations ?? 300);
 const warmup = Math.ceil(iterations / 10);
 const coldIterations = Number(args.cold ?? 20);
 const log = (line: string) => console.log(line);
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/.exec(text);
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2] === "m" ? 1_000_000 : match[2] === "k" ? 1000 : 1);
-}
 
 /** Media URLs need a store; nothing is read from it. */
 const urlOnlyStorage = {

@@ -21,6 +21,7 @@ import { exportSiteArchive } from "../packages/core/src/export/export-archive.js
 import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
 import { isStreamedFile } from "../packages/core/src/export/streamed-file.js";
 import { chunksOf, type Storage } from "../packages/core/src/storage.js";
+import { label, parseSize } from "./bench-args.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -33,16 +34,6 @@ const args = Object.fromEntries(
 const size = parseSize(args.size ?? "100k");
 const format = args.format ?? "both";
 const log = (line: string) => console.log(line);
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
-}
-
-function label(n: number): string {
-  return n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
-}
 
 /** A store with no files: media rows point at nothing, which both exports log and skip. */
 const emptyStorage = {

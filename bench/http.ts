@@ -15,10 +15,11 @@
  * See bench/README.md § HTTP.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
+import { label, parseSize, postgresUrl } from "./bench-args.js";
 import { openPgSite } from "./pg-site.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -42,16 +43,6 @@ const mixed = args.mixed !== "off";
 const devToken = "bench-http-dev-token";
 const firstPage = "/api/public/threads?include=fold";
 const log = (line: string) => console.log(line);
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
-}
-
-function label(size: number): string {
-  return size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -511,20 +502,6 @@ async function pgCase(size: number): Promise<void> {
   } finally {
     await stop();
   }
-}
-
-/** $QUIRE_BENCH_PG_URL, else a throwaway server (scripts/postgres.mjs). */
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const keep = async () => {};
-  if (process.env.QUIRE_BENCH_PG_URL) return { url: process.env.QUIRE_BENCH_PG_URL, stop: keep };
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    findPostgresBin(): string | null;
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  if (scripts.findPostgresBin()) return scripts.startPostgres();
-  if (existsSync("/tmp/quire-pg-url"))
-    return { url: readFileSync("/tmp/quire-pg-url", "utf8").trim(), stop: keep };
-  throw new Error("No PostgreSQL: set QUIRE_BENCH_PG_URL or install the server binaries");
 }
 
 mkdirSync(dataDir, { recursive: true });

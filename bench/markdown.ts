@@ -11,6 +11,7 @@ import { isEngineError } from "../packages/core/src/errors.js";
 import { renderMarkdown } from "../packages/core/src/render/index.js";
 import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
 import { pathologicalMarkdown } from "../packages/core/src/render/pathological-markdown.js";
+import { parseSize } from "./bench-args.js";
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -137,13 +138,6 @@ function readOptional(path: string): string {
   } catch {
     return "";
   }
-}
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Bad size: ${text}`);
-  const unit = match[2]?.toLowerCase();
-  return Number(match[1]) * (unit === "m" ? 1_000_000 : unit === "k" ? 1000 : 1);
 }
 
 function formatSize(size: number): string {

@@ -17,6 +17,7 @@ import { apiLinks, createHandler } from "../packages/http-adapter/src/index.js";
 import { Client } from "../packages/mcp-adapter/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StreamableHTTPClientTransport } from "../packages/mcp-adapter/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
 import { createMcpHandler } from "../packages/mcp-adapter/src/index.js";
+import { label, parseSize } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -31,16 +32,6 @@ const size = parseSize(args.size ?? "100k");
 const iterations = Number(args.iterations ?? 300);
 const warmup = Math.ceil(iterations / 10);
 const log = (line: string) => console.log(line);
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
-}
-
-function label(n: number): string {
-  return n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
-}
 
 /** Media URLs need a store; nothing is read from it. */
 const urlOnlyStorage = {

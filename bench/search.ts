@@ -7,13 +7,14 @@
  * statements: the engine's candidate query by hand, and the classic FTS query ranking every match.
  * See bench/README.md § Search.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { searchTextOf } from "../packages/core/src/search/search-text.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
+import { parseSize, postgresUrl } from "./bench-args.js";
 import { openRawPg, openRawSqlite, type PgPool } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { generateSite, generatorVersion, type PostRowInput, postColumns } from "./site-data.js";
@@ -32,12 +33,6 @@ const warmup = Math.ceil(iterations / 10);
 const limit = 20;
 const log = (line: string) => console.log(line);
 const buildKey = `search-v3:g${generatorVersion}:${size}`;
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
-}
 
 /** A deterministic pseudo-random source (mulberry32). */
 function random(seed: number) {
@@ -439,20 +434,6 @@ async function pgCase(queries: Record<string, string>): Promise<QueryResult[]> {
   } finally {
     await stop();
   }
-}
-
-/** $QUIRE_BENCH_PG_URL, else a throwaway server of its own, else the dev server in /tmp/quire-pg-url. */
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const keep = async () => {};
-  if (process.env.QUIRE_BENCH_PG_URL) return { url: process.env.QUIRE_BENCH_PG_URL, stop: keep };
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    findPostgresBin(): string | null;
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  if (scripts.findPostgresBin()) return scripts.startPostgres();
-  if (existsSync("/tmp/quire-pg-url"))
-    return { url: readFileSync("/tmp/quire-pg-url", "utf8").trim(), stop: keep };
-  throw new Error("No PostgreSQL: set QUIRE_BENCH_PG_URL or install the server binaries");
 }
 
 log(

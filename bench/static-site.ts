@@ -27,6 +27,7 @@ import { trackStorage } from "../examples/static-site/src/media.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine } from "../packages/core/src/engine.js";
 import { createFsStorage } from "../packages/storage-fs/src/index.js";
+import { parseSize } from "./bench-args.js";
 import { openRawSqlite } from "./drivers.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -40,12 +41,6 @@ const args = Object.fromEntries(
 const posts = parseSize(args.posts ?? "10k");
 const runs = Number(args.runs ?? 3);
 const log = (line: string) => console.log(line);
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/.exec(text);
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2] === "m" ? 1_000_000 : match[2] === "k" ? 1000 : 1);
-}
 
 function folderSize(dir: string): { files: number; bytes: number } {
   let files = 0;

@@ -21,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { fixedClock } from "../packages/core/src/shared/time.js";
+import { postgresUrl } from "./bench-args.js";
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -204,14 +205,6 @@ async function engineSeries(url: string, schema?: string) {
   for (const mode of ["1", "8-one", "8-own"] as const) result[mode] = await engineCase(engine, roots, mode);
   await engine.close();
   return result;
-}
-
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (process.env.QUIRE_BENCH_PG_URL) return { url: process.env.QUIRE_BENCH_PG_URL, stop: async () => {} };
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  return scripts.startPostgres();
 }
 
 const { url, stop } = await postgresUrl();

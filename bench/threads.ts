@@ -5,7 +5,7 @@
  * Thread list with include=fold — first page and a deep page (a cursor near the end) — in-process,
  * through the Fetch handler, and as one hand-written SQL statement (the baseline). See bench/README.md.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { publicCaller } from "../packages/core/src/caller.js";
@@ -15,6 +15,7 @@ import { encodeCursor } from "../packages/core/src/shared/cursor.js";
 import type { Storage } from "../packages/core/src/storage.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
 import { type BenchOrder, cursorOrder } from "./baseline-sql.js";
+import { label, parseSize, postgresUrl } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
 import { openSqliteSite } from "./sqlite-site.js";
@@ -77,16 +78,6 @@ interface BenchSite {
   engine: Engine;
   baseline(order: BenchOrder, cursor?: [number, string]): unknown[] | Promise<unknown[]>;
   deepPosition(order: BenchOrder): [number, string] | Promise<[number, string]>;
-}
-
-function parseSize(text: string): number {
-  const match = /^(\d+)(k|m)?$/i.exec(text.trim());
-  if (!match) throw new Error(`Unreadable size ${text}`);
-  return Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1_000_000 : match[2] ? 1000 : 1);
-}
-
-function label(size: number): string {
-  return size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size);
 }
 
 /** Media URLs need a store; nothing is read from it. */
@@ -271,23 +262,6 @@ async function pgCase(size: number): Promise<CaseResult[]> {
   } finally {
     await stop();
   }
-}
-
-/**
- * $QUIRE_BENCH_PG_URL, else a throwaway server of its own (scripts/postgres.mjs, so test suites on
- * the shared dev server do not disturb the figures), else the dev server in /tmp/quire-pg-url.
- */
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const keep = async () => {};
-  if (process.env.QUIRE_BENCH_PG_URL) return { url: process.env.QUIRE_BENCH_PG_URL, stop: keep };
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    findPostgresBin(): string | null;
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  if (scripts.findPostgresBin()) return scripts.startPostgres();
-  if (existsSync("/tmp/quire-pg-url"))
-    return { url: readFileSync("/tmp/quire-pg-url", "utf8").trim(), stop: keep };
-  throw new Error("No PostgreSQL: set QUIRE_BENCH_PG_URL or install the server binaries");
 }
 
 const results: CaseResult[] = [];
