@@ -1,3 +1,4 @@
+export { constantTimeEqual } from "./auth/token-hash.js";
 export { type Caller, internalCaller, ownerCaller, publicCaller } from "./caller.js";
 export type { CustomUrl, Resolution } from "./custom-urls/index.js";
 export type { Dialect, DialectName } from "./db/dialect.js";

@@ -1,4 +1,4 @@
-import { type Caller, type Engine, EngineError } from "@quire/core";
+import { type Caller, constantTimeEqual, type Engine, EngineError } from "@quire/core";
 import { corsPolicy } from "./cors.js";
 import type { HandlerOptions } from "./options.js";
 import { sessionCookies } from "./session-cookie.js";
@@ -23,7 +23,11 @@ export async function resolveOwner(
   if (fromApp) return fromApp;
   const token = bearerToken(request);
   if (token) {
-    if (options.devApiToken && safeEqual(token, options.devApiToken) && isLocalRequest(request, options)) {
+    if (
+      options.devApiToken &&
+      constantTimeEqual(token, options.devApiToken) &&
+      isLocalRequest(request, options)
+    ) {
       return { role: "owner" };
     }
     return engine.verifyApiToken(token);
@@ -79,7 +83,9 @@ export function isSameSiteRequest(request: Request, options: HandlerOptions): bo
 export function isInternalAdmin(request: Request, options: HandlerOptions): boolean {
   const token = bearerToken(request);
   return (
-    token !== null && options.internalAdminToken !== undefined && safeEqual(token, options.internalAdminToken)
+    token !== null &&
+    options.internalAdminToken !== undefined &&
+    constantTimeEqual(token, options.internalAdminToken)
   );
 }
 
@@ -104,11 +110,4 @@ export function isLocalRequest(request: Request, options: HandlerOptions): boole
 
 function isLoopbackAddress(address: string): boolean {
   return address === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
-}
-
-function safeEqual(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++)
-    diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-  return diff === 0;
 }

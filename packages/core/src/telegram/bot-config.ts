@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { constantTimeEqual, hashToken } from "../auth/token-hash.js";
 import type { Database, TelegramBotTable } from "../db/schema.js";
 import { type BotApi, botApi } from "./bot-api.js";
 
@@ -19,20 +20,12 @@ export function apiFor(row: Pick<BotRow, "api_base_url" | "bot_token">): BotApi 
 }
 
 /**
- * True when `sent` is the secret, compared in constant time: both are hashed (SHA-256, Web Crypto)
- * and the digests compared byte by byte without an early exit, so neither the time taken nor the
- * lengths tell anything about the secret.
+ * True when `sent` is the secret, compared in constant time: both are hashed (SHA-256) and the
+ * digests compared without an early exit, so neither the time taken nor the lengths tell anything
+ * about the secret. The API tokens' hash and comparison (auth/token-hash.ts).
  */
 export async function secretMatches(secret: string, sent: string | undefined): Promise<boolean> {
   if (sent === undefined) return false;
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(secret)),
-    crypto.subtle.digest("SHA-256", encoder.encode(sent)),
-  ]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let difference = 0;
-  for (let i = 0; i < x.length; i++) difference |= (x[i] as number) ^ (y[i] as number);
-  return difference === 0;
+  const [expected, received] = await Promise.all([hashToken(secret), hashToken(sent)]);
+  return constantTimeEqual(expected, received);
 }
