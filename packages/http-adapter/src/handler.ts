@@ -201,8 +201,22 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     for (const [name, value] of Object.entries(corsHeaders(cors, request.headers.get("origin")))) {
       response.headers.set(name, value);
     }
-    return response;
+    return request.method === "HEAD" ? withoutContent(response) : response;
   };
+}
+
+/**
+ * The answer to a HEAD request: the GET answer's status and headers (its Content-Length and ETag
+ * included), without the content, whose stream (a file being read, say) is cancelled.
+ */
+function withoutContent(response: Response): Response {
+  if (response.body === null) return response;
+  void response.body.cancel().catch(() => {});
+  return new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /**

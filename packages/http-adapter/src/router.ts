@@ -46,11 +46,16 @@ export function createRouter(routes: readonly Route[]) {
     .map((route) => ({ ...route, segments: route.path.split("/").filter(Boolean) }))
     .sort((a, b) => specificity(b.segments) - specificity(a.segments));
   return {
-    /** The route for a method and path; `pathExists` tells a wrong method from an unknown path. */
+    /**
+     * The route for a method and path; `pathExists` tells a wrong method from an unknown path.
+     * HEAD runs the GET route (RFC 9110 § 9.3.2: the same answer without its content; the handler
+     * drops the body).
+     */
     match(method: string, path: string): RouteMatch | null {
       const parts = path.split("/").filter(Boolean);
+      const wanted = method === "HEAD" ? "GET" : method;
       for (const route of compiled) {
-        if (route.method !== method) continue;
+        if (route.method !== wanted) continue;
         const params = matchSegments(route.segments, parts);
         if (params) return { route, params };
       }
@@ -60,7 +65,11 @@ export function createRouter(routes: readonly Route[]) {
     allowedMethods(path: string): string[] {
       const parts = path.split("/").filter(Boolean);
       const methods = new Set<string>();
-      for (const route of compiled) if (matchSegments(route.segments, parts)) methods.add(route.method);
+      for (const route of compiled) {
+        if (!matchSegments(route.segments, parts)) continue;
+        methods.add(route.method);
+        if (route.method === "GET") methods.add("HEAD");
+      }
       return [...methods];
     },
   };

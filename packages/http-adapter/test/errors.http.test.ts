@@ -48,13 +48,61 @@ describe("method, auth, media type and unknown paths", () => {
     const s = await createTestSite();
     const res = await s.call("PATCH", "/api/posts");
     expectError(res, 405, "METHOD_NOT_ALLOWED");
-    expect(res.headers.get("allow")).toBe("GET, POST, OPTIONS");
+    expect(res.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
     const item = await s.call("POST", "/api/posts/pst_01j0000000e008000000000001");
     expectError(item, 405, "METHOD_NOT_ALLOWED");
-    expect(item.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "OPTIONS", "PUT"]);
+    expect(item.headers.get("allow")?.split(", ").sort()).toEqual([
+      "DELETE",
+      "GET",
+      "HEAD",
+      "OPTIONS",
+      "PUT",
+    ]);
+    const create = await s.handler(
+      new Request("http://localhost/api/internal/tokens/purge", { method: "HEAD" }),
+    );
+    expect(create.status).toBe(405);
+    expect(create.headers.get("allow")?.split(", ")).not.toContain("HEAD");
     const spec = await s.call("DELETE", "/api/openapi.json");
     expectError(spec, 405, "METHOD_NOT_ALLOWED");
     expect(spec.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("answers HEAD wherever GET answers: the same status and headers, no content", async () => {
+    const s = await createTestSite();
+    const created = await s.call("POST", "/api/posts", {
+      format: "note",
+      title: "Head",
+      bodyMarkdown: "Body",
+    });
+    expect(created.status).toBe(201);
+    const head = (path: string, headers: Record<string, string> = {}) =>
+      s.handler(new Request(`http://localhost${path}`, { method: "HEAD", headers }));
+    for (const [path, headers] of [
+      ["/api/public/threads?include=fold", {}],
+      [`/api/posts/${created.body.id}`, { authorization: "Bearer dev-token" }],
+      ["/feeds/json", {}],
+      ["/api/openapi.json", {}],
+    ] as const) {
+      const get = await s.handler(new Request(`http://localhost${path}`, { headers }));
+      const response = await head(path, headers);
+      expect(response.status, path).toBe(200);
+      expect(await response.text(), path).toBe("");
+      expect(response.headers.get("content-type"), path).toBe(get.headers.get("content-type"));
+      expect(response.headers.get("etag"), path).toBe(get.headers.get("etag"));
+      expect((await get.text()).length, path).toBeGreaterThan(0);
+    }
+    // The GET route's rules hold: an owner read needs a token, an unknown ID is a 404.
+    const anonymous = await head(`/api/posts/${created.body.id}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toBe("");
+    const missingPath = "/api/posts/pst_01h2xcejqtf2nbrexx3vqjhp41";
+    expect((await s.call("GET", missingPath)).status).toBe(404);
+    expect((await head(missingPath, { authorization: "Bearer dev-token" })).status).toBe(404);
+    // A matching ETag still gets 304.
+    const etag = (await head("/api/public/threads")).headers.get("etag") ?? "";
+    expect(etag).not.toBe("");
+    expect((await head("/api/public/threads", { "if-none-match": etag })).status).toBe(304);
   });
 
   it("sends WWW-Authenticate: Bearer with every 401", async () => {

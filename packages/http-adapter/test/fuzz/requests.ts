@@ -314,10 +314,13 @@ function wrongMethod(pools: Pools): fc.Arbitrary<FuzzRequest> {
     return pathFor(route, pools)
       .chain((path) => {
         // Methods no route takes for this very path (`/api/posts/slug` is also a post ID to PUT).
-        const taken = new Set(
-          routes.filter((other) => templateMatches(other.path, path.url)).map((other) => other.method),
+        // A GET route takes HEAD too.
+        const taken = new Set<string>(
+          routes
+            .filter((other) => templateMatches(other.path, path.url))
+            .flatMap((other) => (other.method === "GET" ? ["GET", "HEAD"] : [other.method])),
         );
-        const others = methods.filter((method) => !taken.has(method as Route["method"]));
+        const others = methods.filter((method) => !taken.has(method));
         return fc.constantFrom(...others).map((method) => ({ method, path }));
       })
       .map(({ method, path }) => ({

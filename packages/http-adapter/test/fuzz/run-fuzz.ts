@@ -202,7 +202,13 @@ function checkAnswer(request: FuzzRequest, outcome: Outcome): Problem[] {
   if (outcome.status >= 500) return problem("5xx", `answered ${outcome.status}`);
   const isFile = request.label === "file handler";
   if (isFile) return [];
-  if (outcome.status >= 400) {
+  // A HEAD answer has the GET answer's status and headers and no content to check.
+  if (request.method === "HEAD" && outcome.text !== "")
+    return problem("status", "HEAD answered with content");
+  if (outcome.status >= 400 && request.method === "HEAD") {
+    if (!outcome.contentType?.startsWith("application/json"))
+      return problem("error shape", `content-type ${outcome.contentType}`);
+  } else if (outcome.status >= 400) {
     const shape = errorShapeProblem(outcome.status, outcome.json);
     if (shape) return problem("error shape", shape);
     if (!outcome.contentType?.startsWith("application/json"))
