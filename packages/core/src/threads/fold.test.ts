@@ -157,3 +157,66 @@ describe("fold (spec § Fold)", () => {
     }
   });
 });
+
+describe("statements a public list page skips (issue 13)", () => {
+  it("reads collections and readable parents only when the page's rows need them, with the same answer", async () => {
+    const { root, replies } = await threadWith(2);
+    clock.advance(1);
+    // A reply to a published reply: its parent is readable as it is.
+    const nested = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "nested",
+      replyToId: replies[0]?.id as string,
+    });
+    let queries = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        queries += 1;
+        return args.result;
+      },
+    };
+    const counted = createEngine({
+      ...engine.context,
+      dialect: engine.context.dialect.name,
+      db: engine.context.db.withPlugin(counter),
+    });
+    const readPage = async () => {
+      const settings = await counted.siteSettings();
+      queries = 0;
+      const page = await counted.execute("publicThreads.list", { fold: true }, publicCaller, { settings });
+      const thread = page.threads.find((t) => t.id === root.id);
+      const shown = [...(thread?.fold?.leading ?? []), ...(thread?.fold?.trailing ?? [])];
+      return { queries, thread, shown };
+    };
+
+    const plain = await readPage();
+    expect(plain.shown.find((p) => p.id === nested.id)?.replyToId).toBe(replies[0]?.id);
+    expect(plain.thread?.root.collections).toEqual([]);
+
+    // A published reply to a draft reply: now its readable parent (the root) is looked up.
+    clock.advance(1);
+    const draft = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "draft",
+      replyToId: root.id,
+      status: "draft",
+    });
+    clock.advance(1);
+    const underDraft = await engine.posts.create({ format: "note", bodyMarkdown: "x", replyToId: draft.id });
+    const withDraftParent = await readPage();
+    expect(withDraftParent.shown.find((p) => p.id === underDraft.id)?.replyToId).toBe(root.id);
+    expect(withDraftParent.shown.find((p) => p.id === nested.id)?.replyToId).toBe(replies[0]?.id);
+    expect(withDraftParent.queries).toBe(plain.queries + 1);
+
+    // In a collection: now the page's collections are read (the memberships, then the collections'
+    // custom URLs; before, not even the first).
+    const collection = await engine.collections.create({ slug: "topic", title: "Topic" });
+    await engine.posts.update({ id: root.id, collectionIds: [collection.id] });
+    const inCollection = await readPage();
+    expect(inCollection.thread?.root.collections).toEqual([
+      { id: collection.id, slug: "topic", title: "Topic", url: "/topic" },
+    ]);
+    expect(inCollection.queries).toBe(withDraftParent.queries + 2);
+  });
+});

@@ -1,6 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { compiled } from "../db/compiled.js";
-import type { Database } from "../db/schema.js";
+import type { Database, PostsTable } from "../db/schema.js";
 import type { PostRow } from "../posts/post-query.js";
 import { asReplyRow, type StoredPost } from "./thread-rows.js";
 
@@ -69,6 +69,7 @@ export const foldQuery = compiled<{ threadIds: string[] }>()((db, p) => {
     .innerJoin(numbered, "f.id", "p.id")
     .selectAll("p")
     .select(["f.rn", "f.n"])
+    .select((eb) => parentDraft(eb).as("parent_draft"))
     .where((eb) =>
       eb.or([
         eb("f.rn", "<=", leadingCount + 1),
@@ -76,6 +77,31 @@ export const foldQuery = compiled<{ threadIds: string[] }>()((db, p) => {
       ]),
     );
 });
+
+/**
+ * 1 when the reply answers a draft reply (whose ID the reading view must not show), else 0: only
+ * such replies need the readable-parents read (posts/readable-parents.ts). One probe by primary
+ * key, and only for replies to replies.
+ */
+function parentDraft(eb: ExpressionBuilder<Database & { p: PostsTable }, "p">) {
+  return eb
+    .case()
+    .when(
+      eb.and([
+        eb("p.reply_to_id", "<>", eb.ref("p.thread_id")),
+        eb.exists(
+          eb
+            .selectFrom("posts as d")
+            .select("d.id")
+            .whereRef("d.id", "=", "p.reply_to_id")
+            .where("d.status", "=", "draft"),
+        ),
+      ]),
+    )
+    .then(sql.lit(1))
+    .else(sql.lit(0))
+    .end();
+}
 
 /** A reply with its place among the Thread's published replies (`rn`, from 1) and their count (`n`). */
 type NumberedReply = StoredPost & { rn: number; n: number };

@@ -1,9 +1,10 @@
-import type { Kysely } from "kysely";
+import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { CollectionRef } from "../collections/memberships.js";
+import { type CompiledStatement, compiled, type Params } from "../db/compiled.js";
 import { detectDialect } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import { type KeysetPage, pageBySegments } from "../pagination/keyset.js";
-import type { RootScope, ThreadListQuery } from "./thread-filter.js";
+import { afterKeys, cursorAfter, type KeyValues, readCursor } from "../pagination/keyset.js";
+import type { ThreadFilter, ThreadListQuery } from "./thread-filter.js";
 import { filterConditions } from "./thread-filter.js";
 import {
   type CollectionListOrder,
@@ -11,18 +12,28 @@ import {
   type Segment,
   segmentsFor,
 } from "./thread-order.js";
-import { type StoredPost, selectRoots } from "./thread-rows.js";
+import { type ListedRoot, selectRoots } from "./thread-rows.js";
 
 /** One page of roots and the cursor of the next page (null on the last page). */
 export interface RootPage {
-  roots: StoredPost[];
+  roots: ListedRoot[];
   nextCursor: string | null;
 }
 
+/** A root row as a segment statement reads it: the row, its flag, and the segment it came from. */
+type PageRow = ListedRoot & { seg: number };
+
 /**
  * One page of a Thread list's roots by keyset: each segment of the order is read from the cursor's
- * position with `limit + 1` rows at most (one query per segment read), so a deep page costs what
- * the first one does. The extra row only tells whether another page exists.
+ * position with the rows the page still has room for and one more (one statement per segment
+ * read), so a deep page costs what the first one does. The extra row only tells whether another
+ * page exists. A page whose cursor stands past the pinned section reads only the segments left.
+ *
+ * Lists without a collection filter run as compiled statements (db/compiled.ts), one per shape of
+ * the read (order, segment, whether a cursor applies, which filters are set), their values passed
+ * as parameters: no building or compiling of the query per call, and one SQL text per shape for
+ * the driver to keep prepared. (One `union all` statement for the pinned section and the rest was
+ * measured slower on SQLite: it sorts the full rows of both sections again; see bench/README.md.)
  * @see spec § Pagination, docs/threads.md § Orders, docs/collections.md § Thread lists by collection
  */
 export async function listRoots(
@@ -32,18 +43,168 @@ export async function listRoots(
 ): Promise<RootPage> {
   const order = await segmentsOf(db, query);
   if (!order) return { roots: [], nextCursor: null };
-  const conditions = (eb: RootScope) => eb.and(filterConditions(eb, query.filter));
-  const roots = selectRoots(db).where(conditions);
-  const segments = order.map((segment) => {
-    const source = segment.pinnedIn
-      ? pinnedRoots(db, segment.pinnedIn).where(conditions)
-      : segment.index
-        ? rootsThrough(db, segment.index).where(conditions)
-        : roots;
-    return { order: segment, query: segment.where ? source.where(segment.where) : source };
-  });
-  const { rows, nextCursor }: KeysetPage<StoredPost> = await pageBySegments(segments, page);
-  return { roots: rows, nextCursor };
+  const start = page.cursor ? readCursor(page.cursor, order) : undefined;
+  const first = start?.segment ?? 0;
+  const rows: PageRow[] = [];
+  for (let index = first; index < order.length; index++) {
+    const after = index === first ? start?.keys : undefined;
+    const take = page.limit - rows.length + 1;
+    const statement = compiledBranch(query.filter, order, index, after !== undefined);
+    const read = statement
+      ? await statement.execute(db, branchParams(query.filter, after, take))
+      : await branchQuery(db, { filter: query.filter, order, index, after, take }).execute();
+    const more = read.length === take;
+    rows.push(...(more ? read.slice(0, -1) : read));
+    if (more) {
+      // The page is full (limit ≥ 1, so it holds a row): the cursor stands after its last row, in
+      // the order of the segment that row came from.
+      const last = rows.at(-1);
+      const lastOrder = last && order[Number(last.seg)];
+      return { roots: rows, nextCursor: last && lastOrder ? cursorAfter(lastOrder, last) : null };
+    }
+  }
+  return { roots: rows, nextCursor: null };
+}
+
+/** What one segment's statement is built from; values are real ones or a compiled statement's placeholders. */
+interface BranchSpec {
+  filter: ThreadFilter;
+  order: Segment[];
+  /** The segment read. */
+  index: number;
+  /** The cursor's key values, within this segment. */
+  after?: KeyValues | undefined;
+  /** Rows to read: what the page has room for, and one. */
+  take: number;
+}
+
+/**
+ * One segment's roots: its source, the filter, its own condition, the cursor's position, its
+ * order, `take` rows. Each row carries `seg` (the segment's index in the order) and
+ * `in_collections` (see {@link ListedRoot}).
+ */
+function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
+  const segment = spec.order[spec.index];
+  if (!segment) throw new Error(`A Thread order has no segment ${spec.index}`);
+  let branch = sourceOf(db, segment)
+    .where((eb) => eb.and(filterConditions(eb, spec.filter)))
+    .select((eb) => [
+      sql.lit(spec.index).as("seg"),
+      eb
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom("collection_threads as cm")
+              .select("cm.thread_id")
+              .whereRef("cm.thread_id", "=", "r.id"),
+          ),
+        )
+        .then(sql.lit(1))
+        .else(sql.lit(0))
+        .end()
+        .as("in_collections"),
+    ]);
+  if (segment.where) branch = branch.where(segment.where);
+  if (spec.after) branch = branch.where(afterKeys(segment, spec.after));
+  for (const key of segment.keys) {
+    branch = branch.orderBy(sql.ref(key.column), key.direction ?? segment.direction);
+  }
+  return branch.limit(spec.take) as unknown as SelectQueryBuilder<Database, "posts", PageRow>;
+}
+
+/** Where a segment's roots are read from, aliased `r`. */
+function sourceOf(db: Kysely<Database>, segment: Segment): ReturnType<typeof selectRoots> {
+  if (segment.pinnedIn) return pinnedRoots(db, segment.pinnedIn);
+  if (segment.index) return rootsThrough(db, segment.index);
+  return selectRoots(db);
+}
+
+/** The parameters of a compiled segment statement: the filter's values, the cursor's keys, `take`. */
+type BranchParams = Record<string, string | number>;
+
+/** Compiled segment statements by shape (see {@link shapeOf}); a bounded number, oldest dropped first. */
+const statements = new Map<string, CompiledStatement<BranchParams, PageRow>>();
+const maxStatements = 200;
+
+/**
+ * The compiled statement of a segment read of this shape, or undefined for a list filtered by
+ * collections (their slugs or IDs are lists; those reads are built per call).
+ */
+function compiledBranch(
+  filter: ThreadFilter,
+  order: Segment[],
+  index: number,
+  hasCursor: boolean,
+): CompiledStatement<BranchParams, PageRow> | undefined {
+  if (filter.collections || filter.collectionIds) return undefined;
+  const shape = shapeOf(filter, order, index, hasCursor);
+  const found = statements.get(shape);
+  if (found) return found;
+  const statement = compiled<BranchParams>()((db, p) =>
+    branchQuery(db, {
+      filter: placeholderFilter(filter, p),
+      order,
+      index,
+      after: hasCursor ? order[index]?.keys.map((_, i) => p.value(`k${i}`)) : undefined,
+      take: p.value("take") as number,
+    }),
+  );
+  if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string);
+  statements.set(shape, statement);
+  return statement;
+}
+
+/**
+ * What decides a segment statement's SQL text: the order's segments (their names fix them for
+ * lists without collections), the segment read, whether a cursor applies in it, and which filters are
+ * set and how (values excluded: they are parameters; the `media` kinds mask is written as a constant).
+ */
+function shapeOf(filter: ThreadFilter, order: Segment[], index: number, hasCursor: boolean): string {
+  return [
+    order.map((segment) => segment.name).join(","),
+    index,
+    hasCursor ? "c" : "",
+    filter.visibility.kind,
+    filter.featured ? "f" : "",
+    filter.format === undefined ? "" : "fmt",
+    filter.published === undefined ? "" : "y",
+    filter.title ?? "",
+    filter.replies ?? "",
+    filter.language === undefined ? "" : "l",
+    filter.media ? `${filter.media.kind}${"mask" in filter.media ? filter.media.mask : ""}` : "",
+  ].join("|");
+}
+
+/** The filter with each value replaced by its placeholder (the conditions stay the same). */
+function placeholderFilter(filter: ThreadFilter, p: Params<BranchParams>): ThreadFilter {
+  const value = <T>(name: string) => p.value(name) as unknown as T;
+  return {
+    ...filter,
+    status: value("status"),
+    visibility:
+      filter.visibility.kind === "one" ? { kind: "one", value: value("visibility") } : filter.visibility,
+    format: filter.format === undefined ? undefined : value("format"),
+    published:
+      filter.published === undefined
+        ? undefined
+        : { start: value("publishedStart"), end: value("publishedEnd") },
+    language: filter.language === undefined ? undefined : value("language"),
+  };
+}
+
+/** The values of a compiled segment statement's placeholders. */
+function branchParams(filter: ThreadFilter, after: KeyValues | undefined, take: number): BranchParams {
+  const params: BranchParams = { status: filter.status, take };
+  if (filter.visibility.kind === "one") params.visibility = filter.visibility.value;
+  if (filter.format !== undefined) params.format = filter.format;
+  if (filter.published !== undefined) {
+    params.publishedStart = filter.published.start;
+    params.publishedEnd = filter.published.end;
+  }
+  if (filter.language !== undefined) params.language = filter.language;
+  if (after) for (const [i, key] of after.entries()) params[`k${i}`] = key;
+  return params;
 }
 
 /**

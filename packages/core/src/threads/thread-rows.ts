@@ -7,6 +7,22 @@ import type { PostRow } from "../posts/post-query.js";
 export type StoredPost = Selectable<PostsTable>;
 
 /**
+ * A root as a Thread list reads it: the row and whether its Thread is in any collection
+ * (`in_collections`, 1 or 0), so a page whose Threads are in none skips reading their collections.
+ */
+export type ListedRoot = StoredPost & { in_collections: number };
+
+/**
+ * What a read may know of a row beyond its columns, to skip a query whose answer it already has
+ * (absent: not known, so the query runs): a listed root's `in_collections`, and a fold reply's
+ * `parent_draft` (1 when it answers a draft reply, so its readable parent must be looked up).
+ */
+export interface KnownFlags {
+  in_collections?: number;
+  parent_draft?: number;
+}
+
+/**
  * Roots only, aliased `r`. A root is the one post of a Thread without a parent
  * (`reply_to_id is null`), the predicate every Thread index is partial on.
  */

@@ -13,6 +13,7 @@ import {
 import { withReadableParents } from "../posts/readable-parents.js";
 import { type FoldRows, loadFolds } from "./fold.js";
 import { threadPostsCursor } from "./thread-posts-cursor.js";
+import type { KnownFlags } from "./thread-rows.js";
 
 /** Which view of posts a read returns: editing (`/api/threads`) or reading (`/api/public/threads`). */
 export type PostViewKind = "editing" | "reading";
@@ -68,7 +69,13 @@ export async function toThreadViews<Kind extends PostViewKind>(
     const fold = folds?.get(root.id);
     return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
   });
-  if (kind === "reading") await withReadableParents(ctx.db, shown);
+  // A fold row known not to answer a draft reply keeps its parent; only the others may need another.
+  if (kind === "reading") {
+    await withReadableParents(
+      ctx.db,
+      shown.filter((row) => (row as KnownFlags).parent_draft !== 0),
+    );
+  }
   const attachments = await loadAttachments(
     ctx.db,
     shown.map((row) => row.id),
@@ -77,7 +84,8 @@ export async function toThreadViews<Kind extends PostViewKind>(
     kind === "reading"
       ? await publicCollectionRefsOf(
           ctx,
-          roots.map((root) => root.id),
+          // A listed root says whether its Thread is in any collection; none: no query at all.
+          roots.filter((root) => (root as KnownFlags).in_collections !== 0).map((root) => root.id),
         )
       : undefined;
   const view = (row: PostRow) => {
