@@ -28,9 +28,14 @@ const inlineTypes = new Set(["text", "hardBreak", "image"]);
 
 /** Converts an editor document into mdast, dropping empty blocks, unknown nodes and unsafe URLs. */
 export function docToMdast(doc: DocNode): Root {
-  const tree: Root = { type: "root", children: flow(doc.content ?? []) };
+  const tree = docToMdastUnlinked(doc);
   linkBareUrls(tree);
   return tree;
+}
+
+/** {@link docToMdast} before bare URLs are linked. */
+export function docToMdastUnlinked(doc: DocNode): Root {
+  return { type: "root", children: flow(doc.content ?? []) };
 }
 
 function flow(nodes: DocNode[]): BlockContent[] {

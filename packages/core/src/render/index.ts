@@ -1,22 +1,9 @@
-import { docToMdast } from "./doc-to-mdast.js";
-import { type DocNode, readEditorDoc } from "./editor-doc.js";
+import { readEditorDoc } from "./editor-doc.js";
 import { mdastToDoc } from "./mdast-to-doc.js";
 import { parseMarkdown } from "./parse-markdown.js";
-import { mdastToHtml } from "./to-html.js";
-import { mdastToMarkdown } from "./to-markdown.js";
-import { mdastToText } from "./to-text.js";
+import { type RenderedBody, renderDoc } from "./render-doc.js";
 
-/** What a stored post body is made of; all produced at write time. */
-export interface RenderedBody {
-  /** The editor document: JSON string of a ProseMirror/TipTap `doc` node. */
-  body: string;
-  /** Sanitised HTML. */
-  html: string;
-  /** Plain text: blocks apart by a blank line, no markup. */
-  text: string;
-  /** Markdown, for `content=markdown` reads. */
-  markdown: string;
-}
+export type { RenderedBody };
 
 /** Renders a `bodyMarkdown` into every stored form. @see spec § Body formats */
 export function renderMarkdown(markdown: string): RenderedBody {
@@ -26,18 +13,4 @@ export function renderMarkdown(markdown: string): RenderedBody {
 /** Renders a `body` editor document (a JSON string); throws VALIDATION_ERROR when unreadable. */
 export function renderEditorDoc(body: string): RenderedBody {
   return renderDoc(readEditorDoc(body));
-}
-
-/**
- * Every output comes from one mdast tree made from the editor document, so the stored `body` and
- * what is rendered from it never disagree, whichever format the body arrived in.
- */
-function renderDoc(doc: DocNode): RenderedBody {
-  const tree = docToMdast(doc);
-  return {
-    body: JSON.stringify(mdastToDoc(tree)),
-    html: mdastToHtml(tree),
-    text: mdastToText(tree),
-    markdown: mdastToMarkdown(tree),
-  };
 }

@@ -1,0 +1,73 @@
+/**
+ * The render after the parse, step by step (issue 13, write path): per-body times of each step that
+ * turns a parsed bench:write body into its stored forms, the reference (library) way and the way
+ * `renderMarkdown` does it now, alternated round by round in one process, and a check that both
+ * give the same bytes.
+ *
+ *   node --conditions=source --import tsx bench/render-after-parse.ts [--bodies=2000] [--rounds=5]
+ */
+import os from "node:os";
+import { docToMdast } from "../packages/core/src/render/doc-to-mdast.js";
+import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
+import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
+import { referenceDocToMdast, referenceRenderDoc } from "../packages/core/src/render/reference-render.js";
+import { renderDoc } from "../packages/core/src/render/render-doc.js";
+import { mdastToHtml } from "../packages/core/src/render/to-html.js";
+import { libraryMdastToMarkdown, mdastToMarkdown } from "../packages/core/src/render/to-markdown.js";
+import { mdastToText } from "../packages/core/src/render/to-text.js";
+import { parseSize } from "./bench-args.js";
+import { markdownBody } from "./write-body.js";
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value = ""] = arg.replace(/^--/, "").split("=");
+    return [key, value] as const;
+  }),
+);
+const count = parseSize(args.get("bodies") || "2000");
+const rounds = Number(args.get("rounds") || 5);
+
+const docs = Array.from({ length: count }, (_, n) => mdastToDoc(parseMarkdown(markdownBody(n))));
+const trees = docs.map((doc) => docToMdast(doc));
+
+for (const [index, doc] of docs.entries()) {
+  const want = JSON.stringify(referenceRenderDoc(doc));
+  if (JSON.stringify(renderDoc(doc)) !== want) throw new Error(`body ${index} renders differently`);
+}
+
+type Step = [name: string, run: (index: number) => unknown];
+const steps: Array<[string, Step[1] | undefined, Step[1]]> = [
+  ["docToMdast", (i) => referenceDocToMdast(docs[i]!), (i) => docToMdast(docs[i]!)],
+  ["mdastToDoc", undefined, (i) => mdastToDoc(trees[i]!)],
+  ["JSON.stringify", undefined, (i) => JSON.stringify(docs[i]!)],
+  ["mdastToHtml", undefined, (i) => mdastToHtml(trees[i]!)],
+  ["mdastToText", undefined, (i) => mdastToText(trees[i]!)],
+  ["mdastToMarkdown", (i) => libraryMdastToMarkdown(trees[i]!), (i) => mdastToMarkdown(trees[i]!)],
+  ["renderDoc (all)", (i) => referenceRenderDoc(docs[i]!), (i) => renderDoc(docs[i]!)],
+];
+
+/** Milliseconds per body of one pass over every body. */
+function time(run: (index: number) => unknown): number {
+  const start = performance.now();
+  for (let index = 0; index < count; index++) run(index);
+  return (performance.now() - start) / count;
+}
+
+const best = new Map<string, { before: number; after: number }>();
+for (let round = 0; round <= rounds; round++) {
+  for (const [name, before, after] of steps) {
+    // Round 0 warms up; the best of the others is kept (the machine is shared).
+    const beforeMs = time(before ?? after);
+    const afterMs = time(after);
+    if (round === 0) continue;
+    const kept = best.get(name) ?? { before: Infinity, after: Infinity };
+    best.set(name, { before: Math.min(kept.before, beforeMs), after: Math.min(kept.after, afterMs) });
+  }
+}
+
+console.log(`render after the parse, ${count} bench:write bodies, best of ${rounds} rounds`);
+console.log(`machine: ${os.cpus()[0]?.model ?? "?"} × ${os.cpus().length}, Node ${process.version}`);
+console.log("step".padEnd(18), "before ms".padStart(10), "after ms".padStart(10));
+for (const [name, { before, after }] of best) {
+  console.log(name.padEnd(18), before.toFixed(3).padStart(10), after.toFixed(3).padStart(10));
+}
