@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
+import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
 import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
@@ -45,7 +46,28 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
   const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
-  return new Kysely<Database>({ dialect: new FileSqliteDialect({ database, file: filename }) });
+  const db = new Kysely<Database>({ dialect: new FileSqliteDialect({ database, file: filename }) });
+  if (filename !== "" && filename !== ":memory:") {
+    // A second connection to the file, in a read transaction: a snapshot that leaves the engine's
+    // own connection free (db/read-snapshot.ts).
+    registerReadSnapshot(db, async () => {
+      const reader = new SQLite(filename, { fileMustExist: true });
+      reader.pragma("busy_timeout = 5000");
+      reader.pragma("query_only = 1");
+      reader.exec("begin");
+      // WAL: the snapshot is taken by the transaction's first read, here rather than at the caller's.
+      reader.prepare("select count(*) from sqlite_master").get();
+      const snapshot = new Kysely<Database>({ dialect: new SqliteDialect({ database: reader }) });
+      return {
+        db: snapshot,
+        end: async () => {
+          reader.exec("rollback");
+          await snapshot.destroy();
+        },
+      };
+    });
+  }
+  return db;
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Database>> {

@@ -1,4 +1,5 @@
 import { migrations } from "../db/migrations/index.js";
+import { openReadSnapshot } from "../db/read-snapshot.js";
 import type { EngineContext } from "../deps.js";
 import { chunksOf } from "../storage.js";
 import {
@@ -32,22 +33,14 @@ export async function* exportSiteArchive(
   options: ExportArchiveOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const ctx = engine.context;
-  // On PostgreSQL every page is read in one read-only REPEATABLE READ transaction: the archive is
-  // the site at one instant, whatever writes meanwhile. SQLite has one connection per engine, and
-  // a transaction would hold it (and every other call of the engine) for the whole export, so
+  // Every page is read from one snapshot: the archive is the site at one instant, whatever writes
+  // meanwhile (db/read-snapshot.ts). Only a SQLite database built by hand, or in memory, has none;
   // there the pages are read as they come (docs/export.md § Consistency).
-  const snapshot =
-    ctx.dialect.name === "postgres"
-      ? await ctx.db
-          .startTransaction()
-          .setIsolationLevel("repeatable read")
-          .setAccessMode("read only")
-          .execute()
-      : undefined;
+  const snapshot = await openReadSnapshot(ctx.db, ctx.dialect.name);
   try {
-    yield* archiveBytes({ ...ctx, db: snapshot ?? ctx.db }, options);
+    yield* archiveBytes({ ...ctx, db: snapshot?.db ?? ctx.db }, options);
   } finally {
-    await snapshot?.rollback().execute();
+    await snapshot?.end();
   }
 }
 
