@@ -3,7 +3,13 @@ import type { CollectionRef } from "../collections/memberships.js";
 import { type CompiledStatement, compiled, type Params } from "../db/compiled.js";
 import { detectDialect } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import { afterKeys, cursorAfter, type KeyValues, readCursor } from "../pagination/keyset.js";
+import {
+  afterKeys,
+  type CursorStart,
+  cursorAfter,
+  type KeyValues,
+  readCursor,
+} from "../pagination/keyset.js";
 import type { ThreadFilter, ThreadListQuery } from "./thread-filter.js";
 import { filterConditions } from "./thread-filter.js";
 import {
@@ -19,9 +25,6 @@ export interface RootPage {
   roots: ListedRoot[];
   nextCursor: string | null;
 }
-
-/** A root row as a segment statement reads it: the row, its flag, and the segment it came from. */
-type PageRow = ListedRoot & { seg: number };
 
 /**
  * One page of a Thread list's roots by keyset: each segment of the order is read from the cursor's
@@ -43,9 +46,10 @@ export async function listRoots(
 ): Promise<RootPage> {
   const order = await segmentsOf(db, query);
   if (!order) return { roots: [], nextCursor: null };
-  const start = page.cursor ? readCursor(page.cursor, order) : undefined;
+  const start = page.cursor ? cursorStart(page.cursor, order) : undefined;
   const first = start?.segment ?? 0;
-  const rows: PageRow[] = [];
+  const rows: ListedRoot[] = [];
+  let lastOrder: Segment | undefined;
   for (let index = first; index < order.length; index++) {
     const after = index === first ? start?.keys : undefined;
     const take = page.limit - rows.length + 1;
@@ -54,16 +58,32 @@ export async function listRoots(
       ? await statement.execute(db, branchParams(query.filter, after, take))
       : await branchQuery(db, { filter: query.filter, order, index, after, take }).execute();
     const more = read.length === take;
+    if (read.length > (more ? 1 : 0)) lastOrder = order[index];
     rows.push(...(more ? read.slice(0, -1) : read));
     if (more) {
-      // The page is full (limit ≥ 1, so it holds a row): the cursor stands after its last row, in
-      // the order of the segment that row came from.
+      // The page is full: the cursor stands after its last row, in the order of the segment that
+      // row came from.
       const last = rows.at(-1);
-      const lastOrder = last && order[Number(last.seg)];
       return { roots: rows, nextCursor: last && lastOrder ? cursorAfter(lastOrder, last) : null };
     }
   }
   return { roots: rows, nextCursor: null };
+}
+
+/**
+ * Where a cursor stands in the order (see `readCursor`), trying the last segment first: a deep
+ * page's cursor stands past the pinned section, and each segment tried in vain costs an error
+ * object. A cursor of no segment gets the verdict `readCursor` gives in the order's own sequence.
+ */
+function cursorStart(cursor: string, order: Segment[]): CursorStart {
+  const last = order.length - 1;
+  if (last === 0) return readCursor(cursor, order);
+  try {
+    const found = readCursor(cursor, [...order].reverse());
+    return { segment: last - found.segment, keys: found.keys };
+  } catch {
+    return readCursor(cursor, order);
+  }
 }
 
 /** What one segment's statement is built from; values are real ones or a compiled statement's placeholders. */
@@ -80,16 +100,14 @@ interface BranchSpec {
 
 /**
  * One segment's roots: its source, the filter, its own condition, the cursor's position, its
- * order, `take` rows. Each row carries `seg` (the segment's index in the order) and
- * `in_collections` (see {@link ListedRoot}).
+ * order, `take` rows. Each row carries `in_collections` (see {@link ListedRoot}).
  */
 function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
   const segment = spec.order[spec.index];
   if (!segment) throw new Error(`A Thread order has no segment ${spec.index}`);
   let branch = sourceOf(db, segment)
     .where((eb) => eb.and(filterConditions(eb, spec.filter)))
-    .select((eb) => [
-      sql.lit(spec.index).as("seg"),
+    .select((eb) =>
       eb
         .case()
         .when(
@@ -104,13 +122,13 @@ function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
         .else(sql.lit(0))
         .end()
         .as("in_collections"),
-    ]);
+    );
   if (segment.where) branch = branch.where(segment.where);
   if (spec.after) branch = branch.where(afterKeys(segment, spec.after));
   for (const key of segment.keys) {
     branch = branch.orderBy(sql.ref(key.column), key.direction ?? segment.direction);
   }
-  return branch.limit(spec.take) as unknown as SelectQueryBuilder<Database, "posts", PageRow>;
+  return branch.limit(spec.take) as unknown as SelectQueryBuilder<Database, "posts", ListedRoot>;
 }
 
 /** Where a segment's roots are read from, aliased `r`. */
@@ -124,7 +142,7 @@ function sourceOf(db: Kysely<Database>, segment: Segment): ReturnType<typeof sel
 type BranchParams = Record<string, string | number>;
 
 /** Compiled segment statements by shape (see {@link shapeOf}); a bounded number, oldest dropped first. */
-const statements = new Map<string, CompiledStatement<BranchParams, PageRow>>();
+const statements = new Map<string, CompiledStatement<BranchParams, ListedRoot>>();
 const maxStatements = 200;
 
 /**
@@ -136,7 +154,7 @@ function compiledBranch(
   order: Segment[],
   index: number,
   hasCursor: boolean,
-): CompiledStatement<BranchParams, PageRow> | undefined {
+): CompiledStatement<BranchParams, ListedRoot> | undefined {
   if (filter.collections || filter.collectionIds) return undefined;
   const shape = shapeOf(filter, order, index, hasCursor);
   const found = statements.get(shape);
