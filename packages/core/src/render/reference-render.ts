@@ -4,7 +4,7 @@ import type { DocNode } from "./editor-doc.js";
 import { linkBareUrlsEverywhere } from "./link-bare-urls.js";
 import { mdastToDoc } from "./mdast-to-doc.js";
 import type { RenderedBody } from "./render-doc.js";
-import { mdastToHtml } from "./to-html.js";
+import { libraryMdastToHtml } from "./to-html.js";
 import { libraryMdastToMarkdown } from "./to-markdown.js";
 import { mdastToText } from "./to-text.js";
 
@@ -17,7 +17,7 @@ export function referenceRenderDoc(doc: DocNode): RenderedBody {
   const tree = referenceDocToMdast(doc);
   return {
     body: JSON.stringify(mdastToDoc(tree)),
-    html: mdastToHtml(tree),
+    html: libraryMdastToHtml(tree),
     text: mdastToText(tree),
     markdown: libraryMdastToMarkdown(tree),
   };
