@@ -12,7 +12,7 @@ import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
 import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
 import { referenceDocToMdast, referenceRenderDoc } from "../packages/core/src/render/reference-render.js";
 import { renderDoc } from "../packages/core/src/render/render-doc.js";
-import { mdastToHtml } from "../packages/core/src/render/to-html.js";
+import { libraryMdastToHtml, mdastToHtml } from "../packages/core/src/render/to-html.js";
 import { libraryMdastToMarkdown, mdastToMarkdown } from "../packages/core/src/render/to-markdown.js";
 import { mdastToText } from "../packages/core/src/render/to-text.js";
 import { parseSize } from "./bench-args.js";
@@ -40,7 +40,7 @@ const steps: Array<[string, Step[1] | undefined, Step[1]]> = [
   ["docToMdast", (i) => referenceDocToMdast(docs[i]!), (i) => docToMdast(docs[i]!)],
   ["mdastToDoc", undefined, (i) => mdastToDoc(trees[i]!)],
   ["JSON.stringify", undefined, (i) => JSON.stringify(docs[i]!)],
-  ["mdastToHtml", undefined, (i) => mdastToHtml(trees[i]!)],
+  ["mdastToHtml", (i) => libraryMdastToHtml(trees[i]!), (i) => mdastToHtml(trees[i]!)],
   ["mdastToText", undefined, (i) => mdastToText(trees[i]!)],
   ["mdastToMarkdown", (i) => libraryMdastToMarkdown(trees[i]!), (i) => mdastToMarkdown(trees[i]!)],
   ["renderDoc (all)", (i) => referenceRenderDoc(docs[i]!), (i) => renderDoc(docs[i]!)],
