@@ -220,3 +220,71 @@ describe("statements a public list page skips (issue 13)", () => {
     expect(inCollection.queries).toBe(withDraftParent.queries + 2);
   });
 });
+
+describe("the public list's rows (issue 13)", () => {
+  it("show every post as the single public post read does, with either content", async () => {
+    const pinned = await engine.posts.create({
+      format: "note",
+      title: "Pinned",
+      bodyMarkdown: "**pinned**",
+      summary: "A summary",
+      rating: 4,
+      language: "de",
+      pinned: true,
+      featured: true,
+    });
+    clock.advance(1);
+    const link = await engine.posts.create({
+      format: "link",
+      title: "A link",
+      url: "https://example.com/a",
+      bodyMarkdown: "about it",
+      attachments: [{ type: "text", content: "notes" }],
+    });
+    clock.advance(1);
+    const quote = await engine.posts.create({
+      format: "quote",
+      quoteText: "Said",
+      sourceName: "Someone",
+      sourceUrl: "https://example.com/s",
+    });
+    const replies: { id: string }[] = [];
+    for (let i = 0; i < 7; i++) {
+      clock.advance(1);
+      replies.push(
+        await engine.posts.create({
+          format: i === 3 ? "link" : "note",
+          ...(i === 3 ? { url: "https://example.com/r", title: "Reply link" } : {}),
+          bodyMarkdown: `reply _${i}_`,
+          replyToId: i === 6 ? (replies[5]?.id as string) : link.id,
+          quietReply: i === 5,
+          rating: i === 4 ? 2 : null,
+        }),
+      );
+    }
+    // Custom URLs are the posts' permalinks.
+    await engine.customUrls.create({ path: "/old/link", targetType: "post", targetId: link.id });
+    await engine.customUrls.create({
+      path: "/old/reply",
+      targetType: "post",
+      targetId: replies[6]?.id as string,
+    });
+    for (const content of [undefined, "markdown"] as const) {
+      const page = await engine.publicThreads.list({ fold: true, content }, publicCaller);
+      expect(page.threads[1]?.root.permalink).toBe("/old/link");
+      expect(page.threads.map((thread) => thread.id)).toEqual([pinned.id, link.id, quote.id]);
+      const shown = page.threads.flatMap((thread) => [
+        thread.root,
+        ...(thread.fold?.leading ?? []),
+        ...(thread.fold?.trailing ?? []),
+      ]);
+      expect(shown).toHaveLength(3 + 5);
+      for (const post of shown) {
+        const single = await engine.publicPosts.get({ slug: post.slug, content }, publicCaller);
+        expect(post, `${post.slug} ${content}`).toEqual(single);
+      }
+      const single = await engine.publicThreads.get({ slug: link.slug, fold: true, content }, publicCaller);
+      expect(page.threads[1]).toEqual(single);
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { compiled } from "../db/compiled.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import type { PostRow } from "../posts/post-query.js";
-import { asReplyRow, type StoredPost } from "./thread-rows.js";
+import { asReplyRow, type ReadColumns, replyColumns, type StoredPost } from "./thread-rows.js";
 
 /** How many of the earliest published replies the fold keeps. */
 export const leadingCount = 2;
@@ -25,11 +25,15 @@ export interface FoldRows {
  * cost follows the page's published replies, never the size of the site.
  * @see spec § Fold, docs/threads.md § Fold
  */
-export async function loadFolds(db: Kysely<Database>, roots: PostRow[]): Promise<Map<string, FoldRows>> {
+export async function loadFolds(
+  db: Kysely<Database>,
+  roots: PostRow[],
+  columns: ReadColumns = "all",
+): Promise<Map<string, FoldRows>> {
   const folds = new Map<string, FoldRows>(roots.map((root) => [root.id, emptyFold()]));
   const threadIds = roots.filter((root) => root.thread_reply_count > 0).map((root) => root.id);
   if (threadIds.length === 0) return folds;
-  const rows = await foldQuery.execute(db, { threadIds });
+  const rows = await foldQueries[columns].execute(db, { threadIds });
 
   const byThread = new Map<string, NumberedReply[]>();
   for (const row of rows) {
@@ -45,38 +49,52 @@ export async function loadFolds(db: Kysely<Database>, roots: PostRow[]): Promise
 }
 
 /**
- * The fold rows of some Threads: the inner query numbers replies, the outer reads the kept ones.
- * Compiled once (db/compiled.ts): the Thread IDs are one list parameter, so every page runs the
- * same SQL text and the driver prepares it once per connection.
+ * The fold rows of some Threads: the inner query numbers replies, the outer reads the kept ones
+ * (their `columns`, see {@link ReadColumns}). Compiled once (db/compiled.ts): the Thread IDs are
+ * one list parameter, so every page runs the same SQL text and the driver prepares it once per
+ * connection.
  */
-export const foldQuery = compiled<{ threadIds: string[] }>()((db, p) => {
-  const numbered = db
-    .selectFrom("posts as q")
-    .select((eb) => [
-      "q.id",
-      sql<number>`row_number() over (partition by ${eb.ref("q.thread_id")} order by ${eb.ref("q.created_at")}, ${eb.ref("q.id")})`.as(
-        "rn",
-      ),
-      sql<number>`count(*) over (partition by ${eb.ref("q.thread_id")})`.as("n"),
-    ])
-    .where("q.thread_id", "in", p.list("threadIds"))
-    .where("q.status", "=", "published")
-    // Not the root: in the index, unlike `reply_to_id`.
-    .whereRef("q.id", "<>", "q.thread_id")
-    .as("f");
-  return db
-    .selectFrom("posts as p")
-    .innerJoin(numbered, "f.id", "p.id")
-    .selectAll("p")
-    .select(["f.rn", "f.n"])
-    .select((eb) => parentDraft(eb).as("parent_draft"))
-    .where((eb) =>
-      eb.or([
-        eb("f.rn", "<=", leadingCount + 1),
-        eb("f.rn", ">", sql<number>`${eb.ref("f.n")} - ${trailingCount}`),
-      ]),
-    );
-});
+function foldQuery(columns: ReadColumns) {
+  return compiled<{ threadIds: string[] }>()((db, p) => {
+    const numbered = db
+      .selectFrom("posts as q")
+      .select((eb) => [
+        "q.id",
+        sql<number>`row_number() over (partition by ${eb.ref("q.thread_id")} order by ${eb.ref("q.created_at")}, ${eb.ref("q.id")})`.as(
+          "rn",
+        ),
+        sql<number>`count(*) over (partition by ${eb.ref("q.thread_id")})`.as("n"),
+      ])
+      .where("q.thread_id", "in", p.list("threadIds"))
+      .where("q.status", "=", "published")
+      // Not the root: in the index, unlike `reply_to_id`.
+      .whereRef("q.id", "<>", "q.thread_id")
+      .as("f");
+    const from = db.selectFrom("posts as p").innerJoin(numbered, "f.id", "p.id");
+    const all = from.selectAll("p");
+    const listed = replyColumns(columns);
+    // Typed as every column: a reading row lacks the others, and only the reading view reads it.
+    const selected = listed
+      ? (from.select(listed.map((column) => `p.${column}` as const)) as unknown as typeof all)
+      : all;
+    return selected
+      .select(["f.rn", "f.n"])
+      .select((eb) => parentDraft(eb).as("parent_draft"))
+      .where((eb) =>
+        eb.or([
+          eb("f.rn", "<=", leadingCount + 1),
+          eb("f.rn", ">", sql<number>`${eb.ref("f.n")} - ${trailingCount}`),
+        ]),
+      );
+  });
+}
+
+/** The fold statement of each column set. */
+const foldQueries = {
+  all: foldQuery("all"),
+  reading: foldQuery("reading"),
+  readingMarkdown: foldQuery("readingMarkdown"),
+} satisfies Record<ReadColumns, unknown>;
 
 /**
  * 1 when the reply answers a draft reply (whose ID the reading view must not show), else 0: only

@@ -2,7 +2,7 @@ import { defineOperation } from "../operation.js";
 import { listRoots } from "./list-roots.js";
 import { resolveListQuery } from "./thread-filter.js";
 import { publicThreadPageOutput } from "./thread-output.js";
-import { asRootRow } from "./thread-rows.js";
+import { asRootRow, columnsFor } from "./thread-rows.js";
 import { listPublicThreadsInput, wantsFold } from "./thread-schemas.js";
 import { type PublicThreadView, toThreadViews } from "./thread-view.js";
 
@@ -18,7 +18,8 @@ export const listPublicThreads = defineOperation({
   input: listPublicThreadsInput,
   output: publicThreadPageOutput,
   run: async (ctx, input): Promise<{ threads: PublicThreadView[]; nextCursor: string | null }> => {
-    const page = await listRoots(ctx.db, resolveListQuery(input, "public", ctx.settings), input);
+    const query = resolveListQuery(input, "public", ctx.settings);
+    const page = await listRoots(ctx.db, query, input, columnsFor("reading", input.content));
     const threads = await toThreadViews(ctx, page.roots.map(asRootRow), "reading", {
       fold: wantsFold(input),
       content: input.content,

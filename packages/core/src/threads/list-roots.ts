@@ -18,7 +18,7 @@ import {
   type Segment,
   segmentsFor,
 } from "./thread-order.js";
-import { type ListedRoot, selectRoots } from "./thread-rows.js";
+import { type ListedRoot, type ReadColumns, rootColumns } from "./thread-rows.js";
 
 /** One page of roots and the cursor of the next page (null on the last page). */
 export interface RootPage {
@@ -43,6 +43,7 @@ export async function listRoots(
   db: Kysely<Database>,
   query: ThreadListQuery,
   page: { cursor?: string | undefined; limit: number },
+  columns: ReadColumns = "all",
 ): Promise<RootPage> {
   const order = await segmentsOf(db, query);
   if (!order) return { roots: [], nextCursor: null };
@@ -53,10 +54,10 @@ export async function listRoots(
   for (let index = first; index < order.length; index++) {
     const after = index === first ? start?.keys : undefined;
     const take = page.limit - rows.length + 1;
-    const statement = compiledBranch(query.filter, order, index, after !== undefined);
+    const statement = compiledBranch(query.filter, order, index, after !== undefined, columns);
     const read = statement
       ? await statement.execute(db, branchParams(query.filter, after, take))
-      : await branchQuery(db, { filter: query.filter, order, index, after, take }).execute();
+      : await branchQuery(db, { filter: query.filter, order, index, after, take, columns }).execute();
     const more = read.length === take;
     if (read.length > (more ? 1 : 0)) lastOrder = order[index];
     rows.push(...(more ? read.slice(0, -1) : read));
@@ -96,6 +97,8 @@ interface BranchSpec {
   after?: KeyValues | undefined;
   /** Rows to read: what the page has room for, and one. */
   take: number;
+  /** The columns read of each root. */
+  columns: ReadColumns;
 }
 
 /**
@@ -105,7 +108,11 @@ interface BranchSpec {
 function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
   const segment = spec.order[spec.index];
   if (!segment) throw new Error(`A Thread order has no segment ${spec.index}`);
-  let branch = sourceOf(db, segment)
+  const source = sourceOf(db, segment);
+  const columns = rootColumns(spec.columns);
+  let branch = (
+    columns ? source.select(columns.map((column) => `r.${column}` as const)) : source.selectAll("r")
+  )
     .where((eb) => eb.and(filterConditions(eb, spec.filter)))
     .select((eb) =>
       eb
@@ -131,12 +138,19 @@ function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
   return branch.limit(spec.take) as unknown as SelectQueryBuilder<Database, "posts", ListedRoot>;
 }
 
-/** Where a segment's roots are read from, aliased `r`. */
-function sourceOf(db: Kysely<Database>, segment: Segment): ReturnType<typeof selectRoots> {
+/** Where a segment's roots are read from, aliased `r` (nothing selected yet). */
+function sourceOf(db: Kysely<Database>, segment: Segment): RootSource {
   if (segment.pinnedIn) return pinnedRoots(db, segment.pinnedIn);
   if (segment.index) return rootsThrough(db, segment.index);
-  return selectRoots(db);
+  return rootsOf(db);
 }
+
+/** Roots only, aliased `r`, nothing selected (see `selectRoots`). */
+function rootsOf(db: Kysely<Database>) {
+  return db.selectFrom("posts as r").where("r.reply_to_id", "is", null);
+}
+
+type RootSource = ReturnType<typeof rootsOf>;
 
 /** The parameters of a compiled segment statement: the filter's values, the cursor's keys, `take`. */
 type BranchParams = Record<string, string | number>;
@@ -154,9 +168,10 @@ function compiledBranch(
   order: Segment[],
   index: number,
   hasCursor: boolean,
+  columns: ReadColumns,
 ): CompiledStatement<BranchParams, ListedRoot> | undefined {
   if (filter.collections || filter.collectionIds) return undefined;
-  const shape = shapeOf(filter, order, index, hasCursor);
+  const shape = `${columns}|${shapeOf(filter, order, index, hasCursor)}`;
   const found = statements.get(shape);
   if (found) return found;
   const statement = compiled<BranchParams>()((db, p) =>
@@ -166,6 +181,7 @@ function compiledBranch(
       index,
       after: hasCursor ? order[index]?.keys.map((_, i) => p.value(`k${i}`)) : undefined,
       take: p.value("take") as number,
+      columns,
     }),
   );
   if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string);
@@ -226,11 +242,11 @@ function branchParams(filter: ThreadFilter, after: KeyValues | undefined, take: 
 }
 
 /**
- * Roots pinned in the named collections, aliased `r` like {@link selectRoots}: read from the
+ * Roots pinned in the named collections, aliased `r` like {@link rootsOf}: read from the
  * pinned memberships first (a CROSS JOIN keeps SQLite's planner on that order; PostgreSQL plans it
  * by its statistics), so the pinned section costs what its few rows do, not a walk of an index.
  */
-function pinnedRoots(db: Kysely<Database>, collections: CollectionRef): ReturnType<typeof selectRoots> {
+function pinnedRoots(db: Kysely<Database>, collections: CollectionRef): RootSource {
   let pinned = db
     .selectFrom("collection_threads as m")
     .select("m.thread_id")
@@ -246,15 +262,14 @@ function pinnedRoots(db: Kysely<Database>, collections: CollectionRef): ReturnTy
     .selectFrom(pinned.as("p"))
     .crossJoin("posts as r")
     .whereRef("r.id", "=", "p.thread_id")
-    .where("r.reply_to_id", "is", null)
-    .selectAll("r");
-  return query as unknown as ReturnType<typeof selectRoots>;
+    .where("r.reply_to_id", "is", null);
+  return query as unknown as RootSource;
 }
 
-/** Roots aliased `r` like {@link selectRoots}, read through the partial index `index` (see `Segment.index`). */
-function rootsThrough(db: Kysely<Database>, index: string): ReturnType<typeof selectRoots> {
+/** Roots aliased `r` like {@link rootsOf}, read through the partial index `index` (see `Segment.index`). */
+function rootsThrough(db: Kysely<Database>, index: string): RootSource {
   const from = detectDialect(db).tableIndexedBy("posts", "r", index) as unknown as "posts as r";
-  return db.selectFrom(from).selectAll("r").where("r.reply_to_id", "is", null);
+  return db.selectFrom(from).where("r.reply_to_id", "is", null);
 }
 
 const collectionOrders: Record<string, CollectionListOrder> = {

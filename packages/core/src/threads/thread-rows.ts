@@ -7,6 +7,73 @@ import type { PostRow } from "../posts/post-query.js";
 export type StoredPost = Selectable<PostsTable>;
 
 /**
+ * Which columns a read takes of each post row: `all`, or only what the reading view shows
+ * (posts/post-view.ts `toPublicPostView`) and the read itself uses (keyset keys, the fold's
+ * decision, readable parents, gap cursors): `reading` with `body_html` and `body_text`,
+ * `readingMarkdown` with `body_markdown` instead (`content: "markdown"`). A row read with fewer
+ * columns lacks the others; it is only for the reading view. Reading fewer columns is what makes
+ * a public page cheaper: building each row's object costs per column.
+ */
+export type ReadColumns = "all" | "reading" | "readingMarkdown";
+
+/** The columns of a reply in the reading view; a root's add the Thread's own values (see below). */
+const readingReplyColumns = [
+  "id",
+  "format",
+  "status",
+  "slug",
+  "title",
+  "url",
+  "source_name",
+  "source_url",
+  "quote_text",
+  "summary",
+  "rating",
+  "reply_to_id",
+  "thread_id",
+  "language",
+  "quiet_reply",
+  "pinned_at",
+  "featured_at",
+  "published_at",
+  "created_at",
+  "updated_at",
+  "permalink_path",
+  "preview_kind",
+  "preview_provider",
+  "preview_image_url",
+] as const satisfies readonly (keyof StoredPost)[];
+
+/** A root's Thread values: a reply's are read from its root (see {@link asReplyRow}). */
+const threadColumns = [
+  "visibility",
+  "thread_post_count",
+  "thread_reply_count",
+  "last_activity_at",
+  "thread_updated_at",
+] as const satisfies readonly (keyof StoredPost)[];
+
+const bodyColumns = {
+  reading: ["body_html", "body_text"],
+  readingMarkdown: ["body_markdown"],
+} as const satisfies Record<Exclude<ReadColumns, "all">, readonly (keyof StoredPost)[]>;
+
+/** The columns of roots read with `columns`, undefined for all of them. */
+export function rootColumns(columns: ReadColumns): readonly (keyof StoredPost)[] | undefined {
+  return columns === "all" ? undefined : [...readingReplyColumns, ...threadColumns, ...bodyColumns[columns]];
+}
+
+/** The columns of replies read with `columns`, undefined for all of them. */
+export function replyColumns(columns: ReadColumns): readonly (keyof StoredPost)[] | undefined {
+  return columns === "all" ? undefined : [...readingReplyColumns, ...bodyColumns[columns]];
+}
+
+/** The columns a view of this kind reads. */
+export function columnsFor(kind: "editing" | "reading", content: "markdown" | undefined): ReadColumns {
+  return kind === "editing" ? "all" : content === "markdown" ? "readingMarkdown" : "reading";
+}
+
+/**
  * A root as a Thread list reads it: the row and whether its Thread is in any collection
  * (`in_collections`, 1 or 0), so a page whose Threads are in none skips reading their collections.
  */

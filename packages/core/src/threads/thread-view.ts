@@ -13,7 +13,7 @@ import {
 import { withReadableParents } from "../posts/readable-parents.js";
 import { type FoldRows, loadFolds } from "./fold.js";
 import { threadPostsCursor } from "./thread-posts-cursor.js";
-import type { KnownFlags } from "./thread-rows.js";
+import { columnsFor, type KnownFlags } from "./thread-rows.js";
 
 /** Which view of posts a read returns: editing (`/api/threads`) or reading (`/api/public/threads`). */
 export type PostViewKind = "editing" | "reading";
@@ -64,7 +64,7 @@ export async function toThreadViews<Kind extends PostViewKind>(
   kind: Kind,
   options: ThreadReadOptions,
 ): Promise<ThreadView<Kind extends "editing" ? PostView : PublicPostView>[]> {
-  const folds = options.fold ? await loadFolds(ctx.db, roots) : undefined;
+  const folds = options.fold ? await loadFolds(ctx.db, roots, columnsFor(kind, options.content)) : undefined;
   const shown = roots.flatMap((root) => {
     const fold = folds?.get(root.id);
     return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
