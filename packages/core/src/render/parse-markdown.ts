@@ -4,25 +4,47 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import { invalidField } from "../errors.js";
 import { maxNesting } from "./editor-doc.js";
+import { fastParse } from "./markdown-it-to-mdast.js";
 import { checkMarkdownLimits } from "./markdown-limits.js";
 import { resolveReferences } from "./resolve-references.js";
 import { stripRawHtml } from "./strip-raw-html.js";
 
 /** The GFM extensions, made once: they hold no state, and making them per body cost a tenth of a parse. */
-const parserOptions = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+const mdastExtensions = gfmFromMarkdown();
+const parserOptions = { extensions: [gfm()], mdastExtensions };
+
+/** GFM's tree transforms (bare URLs and e-mail addresses become links), run after the fast parse. */
+const gfmTransforms = mdastExtensions.flatMap((extension) => extension.transforms ?? []);
+
+/** Which parser read a body: markdown-it (fast) or micromark (for what the fast route does not read alike). */
+export type ParseRoute = "fast" | "micromark";
 
 /**
  * Parses Markdown (CommonMark with GFM tables, strikethrough and autolinks) into mdast without raw
  * HTML or references, and with `<!--more-->` as a `readMore` node. Markdown that would take the
  * parser too long is refused first, as a VALIDATION_ERROR naming `field`. @see spec § Body formats
+ *
+ * markdown-it reads the body when it can (see `markdown-it-to-mdast.ts`), micromark otherwise;
+ * both give the same tree as far as the stored forms can tell. @see docs/rendering.md
  */
 export function parseMarkdown(markdown: string, field = "bodyMarkdown"): Root {
+  return parseMarkdownRouted(markdown, field).tree;
+}
+
+/** {@link parseMarkdown}, saying which parser read the body; `route` forces one (for tests and benchmarks). */
+export function parseMarkdownRouted(
+  markdown: string,
+  field = "bodyMarkdown",
+  route?: ParseRoute,
+): { tree: Root; route: ParseRoute } {
   checkMarkdownLimits(markdown, field);
-  const tree = fromMarkdown(markdown, parserOptions);
+  const fast = route === "micromark" ? undefined : fastParse(markdown);
+  if (fast) for (const transform of gfmTransforms) transform(fast);
+  const tree = fast ?? fromMarkdown(markdown, parserOptions);
   if (nesting(tree) > maxNesting) throw invalidField(field, "is nested too deeply");
   resolveReferences(tree);
   stripRawHtml(tree);
-  return tree;
+  return { tree, route: fast ? "fast" : "micromark" };
 }
 
 /** How deep the tree goes, measured without recursion so a hostile input cannot exhaust the stack. */

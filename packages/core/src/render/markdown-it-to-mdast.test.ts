@@ -1,0 +1,110 @@
+import type { Root } from "mdast";
+import { describe, expect, it } from "vitest";
+import { markdownBody } from "../../../../bench/write-body.js";
+import {
+  commonMarkExamples,
+  gfmCases,
+  pathologicalBodies,
+  randomBodies,
+  renderedVia,
+  renderTestStrings,
+  routeOf,
+} from "./markdown-differential.js";
+import { fastParse, needsMicromark } from "./markdown-it-to-mdast.js";
+
+/** The bodies whose rendering differs between the route parseMarkdown picks and micromark. */
+function differences(bodies: string[], change?: (tree: Root) => void): string[] {
+  return bodies.filter((markdown) => {
+    const picked = renderedVia(markdown, undefined, { change });
+    return picked !== renderedVia(markdown, "micromark");
+  });
+}
+
+function routes(bodies: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const markdown of bodies) counts[routeOf(markdown)] = (counts[routeOf(markdown)] ?? 0) + 1;
+  return counts;
+}
+
+describe("the fast Markdown parse against micromark", () => {
+  it("gives the same editor document for every CommonMark spec example", () => {
+    const examples = commonMarkExamples();
+    expect(examples.length).toBeGreaterThan(600);
+    expect(differences(examples)).toEqual([]);
+    // Nearly all of them take the fast route.
+    expect(routes(examples).fast).toBeGreaterThan(600);
+  });
+
+  it("gives the same for GFM cases: tables, strikethrough, autolink literals, footnotes, tasks, HTML", () => {
+    expect(differences(gfmCases)).toEqual([]);
+  });
+
+  it("gives the same for every string in the render tests", () => {
+    expect(differences(renderTestStrings())).toEqual([]);
+  });
+
+  it("gives the same for the pathological inputs at small sizes, refusals included", () => {
+    expect(differences(pathologicalBodies([100, 1_000]))).toEqual([]);
+  });
+
+  it("gives the same for the benchmark body, always by the fast route", () => {
+    const bodies = Array.from({ length: 300 }, (_, n) => markdownBody(n));
+    expect(differences(bodies)).toEqual([]);
+    expect(routes(bodies)).toEqual({ fast: 300 });
+  });
+
+  it("gives the same for thousands of generated Markdown-ish bodies, by both routes", () => {
+    for (const seed of [1, 2, 3]) {
+      const bodies = randomBodies(seed, 2_000, 40);
+      expect(differences(bodies)).toEqual([]);
+      const counted = routes(bodies);
+      expect(counted.fast).toBeGreaterThan(300);
+      expect(counted.micromark).toBeGreaterThan(300);
+    }
+  });
+
+  it("would catch a converter that is wrong", () => {
+    // The same comparison, with the fast tree deliberately changed: strikethrough read as emphasis.
+    const strikeAsEmphasis = (tree: Root) => {
+      const pending: unknown[] = [tree];
+      for (
+        let node = pending.pop() as { type: string; children?: unknown[] } | undefined;
+        node;
+        node = pending.pop() as typeof node
+      ) {
+        if (node.type === "delete") node.type = "emphasis";
+        if (node.children) pending.push(...node.children);
+      }
+    };
+    expect(differences(gfmCases, strikeAsEmphasis).length).toBeGreaterThan(3);
+    expect(differences(["a ~~b~~ c", "plain text"], strikeAsEmphasis)).toEqual(["a ~~b~~ c"]);
+  });
+});
+
+describe("routing", () => {
+  it("sends what the fast parse does not read as micromark does to micromark", () => {
+    for (const markdown of [
+      "Note[^1].\n\n[^1]: x",
+      "- [ ] task",
+      "| a |\n| - |\n| b |",
+      "a\r\nb",
+      "```\nopen at the end\n  ",
+      "~~~ js\nx\n~~~",
+      "[a]: /u\n    b",
+      "<!-- a -->\n\n<!-- b -->",
+    ]) {
+      expect(needsMicromark(markdown) || fastParse(markdown) === undefined).toBe(true);
+      expect(routeOf(markdown)).toBe("micromark");
+    }
+  });
+
+  it("reads typical posts by the fast route", () => {
+    for (const markdown of [
+      "# Title\n\nSome *text* with a [link](https://example.com) and https://example.org.\n\n- a\n- b\n\n1. one\n2. two",
+      '```ts\nconst x = 1;\n```\n\n> quoted **bold** and `code`\n\n![alt](/img.png "t")\n\n---\n\n<!--more-->\n\nmore',
+      "Mail me@example.com or see www.example.com/path. ~~gone~~ ~also~",
+    ]) {
+      expect(routeOf(markdown)).toBe("fast");
+    }
+  });
+});

@@ -1,0 +1,493 @@
+import MarkdownIt, { type Options } from "markdown-it";
+import type StateBlock from "markdown-it/lib/rules_block/state_block.mjs";
+import type StateInline from "markdown-it/lib/rules_inline/state_inline.mjs";
+import type { Delimiter } from "markdown-it/lib/rules_inline/state_inline.mjs";
+import type Token from "markdown-it/lib/token.mjs";
+import type { Blockquote, Heading, List, ListItem, Parent, PhrasingContent, Root, RootContent } from "mdast";
+import { toString as mdastToString } from "mdast-util-to-string";
+import {
+  autolinkLiteral,
+  isSpaceOrEol,
+  isUnicodePunctuation,
+  isUnicodeWhitespace,
+  type LiteralEnv,
+  textUntilLiteral,
+} from "./autolink-literal.js";
+
+/**
+ * The fast Markdown parse: markdown-it's tokens turned into the mdast that micromark (with GFM)
+ * gives for the same text, as far as the rest of the pipeline can tell (the editor document and
+ * every stored form made from it). The differential test (`markdown-it-to-mdast.test.ts`) compares
+ * the two over the CommonMark spec's examples, GFM cases and thousands of generated bodies.
+ *
+ * What markdown-it cannot be made to read as micromark does is routed to micromark instead:
+ * `fastParse` answers `undefined` for it (see {@link needsMicromark} and the checks below).
+ */
+export function fastParse(markdown: string): Root | undefined {
+  if (needsMicromark(markdown)) return undefined;
+  const env: ParseEnv = { deep: false };
+  const tokens = markdownIt.parse(markdown, env);
+  if (env.deep || env.route) return undefined;
+  try {
+    return blockTokensToMdast(tokens, markdown);
+  } catch (error) {
+    if (error === routeToMicromark) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Whether a body holds a construct the fast parse does not read as micromark does: GFM footnotes
+ * (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, or a last line of only spaces
+ * or tabs (micromark keeps it in a code block left open at the end).
+ */
+export function needsMicromark(markdown: string): boolean {
+  return (
+    fallbackPattern.test(markdown) ||
+    fallbackLines.test(markdown) ||
+    tableDelimiter.test(markdown) ||
+    hasLooseDefinition(markdown)
+  );
+}
+
+/**
+ * GFM footnotes (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, NUL, and a
+ * last line of only spaces or tabs (micromark keeps it in a code block left open at the end), a `~~~`
+ * fence with an info string, and a line starting with `<` and ending with a space or tab (raw HTML
+ * blocks, whose trailing whitespace micromark keeps as text in some places), and more than one HTML
+ * comment.
+ */
+const fallbackPattern = /\[\^|\[[ \t\r\nxX]\]|\r|\0|(?:^|\n)[ \t]+$|<!--[\s\S]*<!--/;
+const fallbackLines = /^[ \t>]*~{3,}[^\n~]*[^\s~]|^[ \t>]*<[^\n]*[ \t]$/m;
+
+/** A line that may be a GFM table's delimiter row (`| - | :-: |`, `---:`): tables go to micromark. */
+const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
+
+/** A line that may be a link reference definition (`[label]: url`). */
+const definitionLine = /^[ \t>]*\[[^\]\n]*\]:/;
+
+/**
+ * Whether a link reference definition stands right after or before a line that is neither blank nor
+ * another definition: micromark reads a definition as the start of a paragraph, so the lines around
+ * it may go differently (an indented line after it is no code block, for one).
+ */
+function hasLooseDefinition(markdown: string): boolean {
+  if (!markdown.includes("]:")) return false;
+  const lines = markdown.split("\n");
+  return lines.some((line, index) => {
+    if (!definitionLine.test(line)) return false;
+    const near = [lines[index - 1], lines[index + 1]];
+    return near.some(
+      (other) => other !== undefined && !/^[ \t>]*$/.test(other) && !definitionLine.test(other),
+    );
+  });
+}
+
+interface ParseEnv extends LiteralEnv {
+  /** Set when markdown-it came near its nesting limit, past which it reads text differently. */
+  deep: boolean;
+}
+
+/** markdown-it stops reading constructs this deep; micromark does not, so such bodies go to it. */
+const maxNesting = 400;
+const deepLevel = maxNesting - 20;
+
+/** Thrown inside the conversion when the tokens cannot become micromark's tree. */
+const routeToMicromark = Symbol("route to micromark");
+
+const markdownIt = makeParser();
+
+function makeParser(): MarkdownIt {
+  const md = new MarkdownIt("commonmark", { html: true });
+  md.set({ maxNesting } as Options);
+  // micromark keeps URLs as written (after escapes and references are decoded) and lets every
+  // scheme through; unsafe ones are dropped later, by the pipeline, for both parsers.
+  md.validateLink = () => true;
+  md.normalizeLink = (url) => url;
+  md.normalizeLinkText = (url) => url;
+  md.block.ruler.before("table", "quire_deep_block", (state: StateBlock) => {
+    if (state.level >= deepLevel) (state.env as ParseEnv).deep = true;
+    return false;
+  });
+  md.inline.ruler.before("autolink", "quire_deep_inline", (state: StateInline) => {
+    if (state.level >= deepLevel) (state.env as ParseEnv).deep = true;
+    return false;
+  });
+  const rules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: InlineRule }> })
+    .__rules__;
+  md.inline.ruler.before("emphasis", "quire_strikethrough", tokenizeStrikethrough);
+  md.inline.ruler.at("text", textUntilLiteral);
+  md.inline.ruler.at("emphasis", tokenizeEmphasis);
+  const backticks = rules.find((rule) => rule.name === "backticks")!.fn;
+  md.inline.ruler.at("backticks", (state, silent) => {
+    // markdown-it turns the span's line endings into spaces; micromark keeps them: keep the raw text.
+    const start = state.pos;
+    const before = state.tokens.length;
+    const matched = backticks(state, silent);
+    const token = state.tokens.at(-1);
+    if (matched && !silent && state.tokens.length > before && token?.type === "code_inline") {
+      const marker = token.markup.length;
+      token.content = state.src.slice(start + marker, state.pos - marker);
+    }
+    return matched;
+  });
+  const escapeRule = rules.find((rule) => rule.name === "escape")!.fn;
+  md.inline.ruler.at("escape", (state, silent) => {
+    // A backslash before a character it cannot escape is text, and what follows is read on its
+    // own (it may start an autolink literal); markdown-it would take both characters at once.
+    const next = state.src.charCodeAt(state.pos + 1);
+    if (state.src.charCodeAt(state.pos) === 0x5c && next !== 0x0a && !isAsciiPunctuation(next)) return false;
+    return escapeRule(state, silent);
+  });
+  md.inline.ruler.before("text", "quire_autolink_literal", autolinkLiteral);
+  const image = rules.find((rule) => rule.name === "image")!.fn;
+  md.inline.ruler.at("image", (state, silent) => {
+    const env = state.env as ParseEnv;
+    env.inImage = (env.inImage ?? 0) + 1;
+    try {
+      return image(state, silent);
+    } finally {
+      env.inImage--;
+    }
+  });
+  md.inline.ruler2.after("balance_pairs", "quire_strikethrough", (state: StateInline) => {
+    matchStrikethrough(state, state.delimiters);
+    for (const meta of state.tokens_meta) if (meta?.delimiters) matchStrikethrough(state, meta.delimiters);
+    return false;
+  });
+  return md;
+}
+
+type InlineRule = (state: StateInline, silent: boolean) => boolean;
+
+/** A `~` run as micromark's GFM strikethrough reads it, with its own open/close flags. */
+interface TildeDelimiter extends Delimiter {
+  tilde?: { open: boolean; close: boolean; matched: boolean; pair: number };
+}
+
+/**
+ * GFM strikethrough as micromark reads it: a run of one or two `~` (three or more are text) opens
+ * and closes like `*`, and a closer takes the nearest earlier unmatched opener of the same length.
+ */
+function tokenizeStrikethrough(state: StateInline, silent: boolean): boolean {
+  if (silent || state.src.charCodeAt(state.pos) !== 0x7e) return false;
+  const scanned = flanking(state, 0x7e, false);
+  const token = state.push("text", "", 0);
+  token.content = "~".repeat(scanned.length);
+  if (scanned.length <= 2) {
+    const delimiter: TildeDelimiter = {
+      marker: 0x7e,
+      length: scanned.length,
+      token: state.tokens.length - 1,
+      end: -1,
+      // Kept out of markdown-it's own pairing (balance_pairs), which follows emphasis rules.
+      open: false,
+      close: false,
+      tilde: { open: scanned.open, close: scanned.close, matched: false, pair: 0 },
+    };
+    state.delimiters.push(delimiter);
+  }
+  state.pos += scanned.length;
+  return true;
+}
+
+/**
+ * How micromark classifies the character at `pos` (a UTF-16 code unit, as micromark reads them):
+ * 1 whitespace (or either end), 2 punctuation, 0 other.
+ */
+function classify(src: string, pos: number): 0 | 1 | 2 {
+  if (pos < 0 || pos >= src.length) return 1;
+  const c = src.charCodeAt(pos);
+  if (isSpaceOrEol(c) || isUnicodeWhitespace(c)) return 1;
+  return isUnicodePunctuation(c) ? 2 : 0;
+}
+
+/** Markers a run of `*` or `_` may open before and close after, as micromark decides (its `attentionMarkers` less `*` and `_`). */
+const attentionMarkers = [0x7e];
+
+/** A run of `marker` at `state.pos`: its length and whether it may open and close, as micromark decides. */
+function flanking(state: StateInline, marker: number, attention: boolean) {
+  const src = state.src;
+  let end = state.pos;
+  while (end < state.posMax && src.charCodeAt(end) === marker) end++;
+  const before = classify(src, state.pos - 1);
+  const after = end < state.posMax ? classify(src, end) : 1;
+  let open = !after || (after === 2 && Boolean(before));
+  let close = !before || (before === 2 && Boolean(after));
+  if (attention) {
+    const next = end < state.posMax ? src.charCodeAt(end) : -1;
+    const previous = state.pos > 0 ? src.charCodeAt(state.pos - 1) : -1;
+    const markerOpen = open || attentionMarkers.includes(next);
+    const markerClose = close || attentionMarkers.includes(previous);
+    open = marker === 0x2a ? markerOpen : markerOpen && (Boolean(before) || !markerClose);
+    close = marker === 0x2a ? markerClose : markerClose && (Boolean(after) || !markerOpen);
+  }
+  return { length: end - state.pos, open, close };
+}
+
+/** markdown-it's emphasis tokenizer, deciding whether a run may open or close as micromark does. */
+function tokenizeEmphasis(state: StateInline, silent: boolean): boolean {
+  const marker = state.src.charCodeAt(state.pos);
+  if (silent || (marker !== 0x5f && marker !== 0x2a)) return false;
+  const scanned = flanking(state, marker, true);
+  for (let index = 0; index < scanned.length; index++) {
+    const token = state.push("text", "", 0);
+    token.content = String.fromCharCode(marker);
+    state.delimiters.push({
+      marker,
+      length: scanned.length,
+      token: state.tokens.length - 1,
+      end: -1,
+      open: scanned.open,
+      close: scanned.close,
+    });
+  }
+  state.pos += scanned.length;
+  return true;
+}
+
+function isAsciiPunctuation(c: number): boolean {
+  return (
+    (c >= 0x21 && c <= 0x2f) ||
+    (c >= 0x3a && c <= 0x40) ||
+    (c >= 0x5b && c <= 0x60) ||
+    (c >= 0x7b && c <= 0x7e)
+  );
+}
+
+let pairs = 0;
+
+function matchStrikethrough(state: StateInline, delimiters: Delimiter[]): void {
+  for (let index = 0; index < delimiters.length; index++) {
+    const closer = (delimiters[index] as TildeDelimiter).tilde;
+    if (!closer?.close || closer.matched) continue;
+    for (let before = index - 1; before >= 0; before--) {
+      const opener = (delimiters[before] as TildeDelimiter).tilde;
+      if (!opener?.open || opener.matched) continue;
+      if (delimiters[before]!.length !== delimiters[index]!.length) continue;
+      opener.matched = closer.matched = true;
+      const pair = ++pairs;
+      const open = state.tokens[delimiters[before]!.token]!;
+      const close = state.tokens[delimiters[index]!.token]!;
+      open.type = "s_open";
+      open.nesting = 1;
+      open.meta = pair;
+      close.type = "s_close";
+      close.nesting = -1;
+      close.meta = pair;
+      break;
+    }
+  }
+}
+
+function blockTokensToMdast(tokens: Token[], markdown: string): Root {
+  let lines: string[] | undefined;
+  const root: Root = { type: "root", children: [] };
+  const stack: Parent[] = [root];
+  const add = (node: RootContent) => {
+    stack.at(-1)!.children.push(node as never);
+  };
+  const open = (node: Parent & RootContent) => {
+    add(node);
+    stack.push(node);
+  };
+  for (const [index, token] of tokens.entries()) {
+    switch (token.type) {
+      case "paragraph_open":
+        open({ type: "paragraph", children: [] });
+        break;
+      case "heading_open":
+        open({ type: "heading", depth: Number(token.tag.slice(1)) as Heading["depth"], children: [] });
+        break;
+      case "blockquote_open":
+        open({ type: "blockquote", children: [] } satisfies Blockquote);
+        break;
+      case "bullet_list_open":
+      case "ordered_list_open": {
+        const ordered = token.type === "ordered_list_open";
+        const start = ordered ? Number(token.attrGet("start") ?? 1) : null;
+        lines ??= markdown.split("\n");
+        if (mayNotInterrupt(start) && token.map && !isBlank(lines[token.map[0] - 1])) {
+          // A list that cannot interrupt a paragraph, right after another block: micromark reads
+          // some of these (after indented code or a definition) as a paragraph.
+          throw routeToMicromark;
+        }
+        open({ type: "list", ordered, start, spread: false, children: [] } satisfies List);
+        break;
+      }
+      case "list_item_open":
+        // micromark reads an empty list item followed by more lines in ways markdown-it does not.
+        if (tokens[index + 1]?.type === "list_item_close") throw routeToMicromark;
+        open({ type: "listItem", spread: false, checked: null, children: [] } satisfies ListItem);
+        break;
+      case "paragraph_close":
+      case "heading_close":
+      case "blockquote_close":
+      case "list_item_close":
+        stack.pop();
+        break;
+      case "bullet_list_close":
+      case "ordered_list_close": {
+        const list = stack.pop() as List;
+        list.spread = isLoose(tokens, token);
+        for (const item of list.children) item.spread = list.spread;
+        break;
+      }
+      case "inline":
+        (stack.at(-1) as Parent).children.push(...(inlineTokensToMdast(token.children ?? []) as never[]));
+        break;
+      case "fence": {
+        lines ??= markdown.split("\n");
+        if (!isClosed(token, lines)) throw routeToMicromark;
+        const info = unescapeAll(token.info).trim();
+        const space = info.search(/[ \t]/);
+        const lang = space === -1 ? info : info.slice(0, space);
+        const meta = space === -1 ? "" : info.slice(space).trim();
+        add({
+          type: "code",
+          lang: lang || null,
+          meta: meta || null,
+          value: withoutFinalNewline(token.content),
+        });
+        break;
+      }
+      case "code_block":
+        add({ type: "code", lang: null, meta: null, value: withoutFinalNewline(token.content) });
+        break;
+      case "hr":
+        add({ type: "thematicBreak" });
+        break;
+      case "html_block":
+        add({ type: "html", value: withoutFinalNewline(token.content) });
+        break;
+      default:
+        throw routeToMicromark;
+    }
+  }
+  return root;
+}
+
+/** Whether a list is one that may not interrupt a paragraph: numbered from other than 1. */
+function mayNotInterrupt(start: number | null): boolean {
+  return start !== null && start !== 1;
+}
+
+function isBlank(line: string | undefined): boolean {
+  return line === undefined || /^[\s>]*$/.test(line);
+}
+
+/** Whether a fenced code block has its closing fence (micromark reads one left open differently). */
+function isClosed(fence: Token, lines: string[]): boolean {
+  const last = fence.map ? lines[fence.map[1] - 1] : undefined;
+  if (last === undefined || fence.map![1] - fence.map![0] < 2) return false;
+  const closing = /^[ \t>]*(`{3,}|~{3,})[ \t]*$/.exec(last)?.[1];
+  return closing !== undefined && closing[0] === fence.markup[0] && closing.length >= fence.markup.length;
+}
+
+/** markdown-it hides the paragraphs of a tight list; a list is loose when they show. */
+function isLoose(tokens: Token[], close: Token): boolean {
+  const end = tokens.indexOf(close);
+  let depth = 0;
+  for (let index = end - 1; index >= 0; index--) {
+    const token = tokens[index]!;
+    if (token.type === "bullet_list_close" || token.type === "ordered_list_close") depth++;
+    if (token.type === "bullet_list_open" || token.type === "ordered_list_open") {
+      if (depth === 0) return false;
+      depth--;
+    }
+    if (depth === 0 && token.type === "paragraph_open" && token.level === close.level + 2)
+      return !token.hidden;
+  }
+  return false;
+}
+
+function inlineTokensToMdast(tokens: Token[]): PhrasingContent[] {
+  const root: { children: PhrasingContent[] } = { children: [] };
+  const stack: Array<{ node: { children: PhrasingContent[] }; type: string; pair?: unknown }> = [
+    { node: root, type: "" },
+  ];
+  const add = (node: PhrasingContent) => {
+    const children = stack.at(-1)!.node.children;
+    const last = children.at(-1);
+    if (node.type === "text" && last?.type === "text") last.value += node.value;
+    else children.push(node);
+  };
+  const open = (node: PhrasingContent & { children: PhrasingContent[] }, token: Token) => {
+    add(node);
+    stack.push({ node, type: token.type.replace(/_open$/, ""), pair: token.meta });
+  };
+  const close = (token: Token) => {
+    const top = stack.at(-1)!;
+    if (stack.length === 1 || `${top.type}_close` !== token.type || top.pair !== token.meta)
+      throw routeToMicromark;
+    stack.pop();
+  };
+  for (const token of tokens) {
+    switch (token.type) {
+      case "text":
+        if (token.content !== "") add({ type: "text", value: token.content });
+        break;
+      case "softbreak": {
+        // micromark drops spaces and tabs before a line ending; markdown-it only spaces.
+        const last = stack.at(-1)!.node.children.at(-1);
+        if (last?.type === "text") last.value = last.value.replace(/[ \t]+$/, "");
+        add({ type: "text", value: "\n" });
+        break;
+      }
+      case "hardbreak":
+        add({ type: "break" });
+        break;
+      case "code_inline":
+        add({ type: "inlineCode", value: codeSpanValue(token.content) });
+        break;
+      case "html_inline":
+        add({ type: "html", value: token.content });
+        break;
+      case "em_open":
+        open({ type: "emphasis", children: [] }, token);
+        break;
+      case "strong_open":
+        open({ type: "strong", children: [] }, token);
+        break;
+      case "s_open":
+        open({ type: "delete", children: [] }, token);
+        break;
+      case "link_open":
+        open(
+          { type: "link", url: token.attrGet("href") ?? "", title: token.attrGet("title"), children: [] },
+          token,
+        );
+        break;
+      case "em_close":
+      case "strong_close":
+      case "s_close":
+      case "link_close":
+        close(token);
+        break;
+      case "image": {
+        const alt = mdastToString({ type: "paragraph", children: inlineTokensToMdast(token.children ?? []) });
+        add({ type: "image", url: token.attrGet("src") ?? "", title: token.attrGet("title"), alt });
+        break;
+      }
+      default:
+        throw routeToMicromark;
+    }
+  }
+  if (stack.length !== 1) throw routeToMicromark;
+  return root.children;
+}
+
+/**
+ * A code span's value as micromark gives it, from its raw text between the backticks (kept so in
+ * `content` by the tokenizer): line endings stay, and one space or line ending at each end goes when
+ * both ends have one and something else is in it.
+ */
+function codeSpanValue(value: string): string {
+  return /^[ \n]/.test(value) && /[ \n]$/.test(value) && /[^ \n]/.test(value) ? value.slice(1, -1) : value;
+}
+
+function withoutFinalNewline(value: string): string {
+  return value.endsWith("\n") ? value.slice(0, -1) : value;
+}
+
+const unescapeAll: (value: string) => string = markdownIt.utils.unescapeAll;
