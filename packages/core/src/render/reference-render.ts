@@ -2,7 +2,7 @@ import type { Root } from "mdast";
 import { docToMdastUnlinked } from "./doc-to-mdast.js";
 import type { DocNode } from "./editor-doc.js";
 import { linkBareUrlsEverywhere } from "./link-bare-urls.js";
-import { mdastToDoc } from "./mdast-to-doc.js";
+import { referenceMdastToDoc } from "./reference-mdast-to-doc.js";
 import type { RenderedBody } from "./render-doc.js";
 import { libraryMdastToHtml } from "./to-html.js";
 import { libraryMdastToMarkdown } from "./to-markdown.js";
@@ -16,7 +16,7 @@ import { mdastToText } from "./to-text.js";
 export function referenceRenderDoc(doc: DocNode): RenderedBody {
   const tree = referenceDocToMdast(doc);
   return {
-    body: JSON.stringify(mdastToDoc(tree)),
+    body: JSON.stringify(referenceMdastToDoc(tree)),
     html: libraryMdastToHtml(tree),
     text: mdastToText(tree),
     markdown: libraryMdastToMarkdown(tree),
