@@ -6,10 +6,12 @@ import type { Database } from "../db/schema.js";
 import {
   afterKeys,
   type CursorStart,
+  checkKeys,
   cursorAfter,
   type KeyValues,
   readCursor,
 } from "../pagination/keyset.js";
+import { decodeCursor } from "../shared/cursor.js";
 import type { ThreadFilter, ThreadListQuery } from "./thread-filter.js";
 import { filterConditions } from "./thread-filter.js";
 import {
@@ -72,19 +74,22 @@ export async function listRoots(
 }
 
 /**
- * Where a cursor stands in the order (see `readCursor`), trying the last segment first: a deep
- * page's cursor stands past the pinned section, and each segment tried in vain costs an error
- * object. A cursor of no segment gets the verdict `readCursor` gives in the order's own sequence.
+ * Where a cursor stands in the order (as `readCursor` reads it), trying the last segment first: a
+ * deep page's cursor stands past the pinned section. (`readCursor` builds its error before trying
+ * any order, a cost on every page.) A cursor of no segment gets `readCursor`'s verdict.
  */
 function cursorStart(cursor: string, order: Segment[]): CursorStart {
-  const last = order.length - 1;
-  if (last === 0) return readCursor(cursor, order);
-  try {
-    const found = readCursor(cursor, [...order].reverse());
-    return { segment: last - found.segment, keys: found.keys };
-  } catch {
-    return readCursor(cursor, order);
+  for (let segment = order.length - 1; segment >= 0; segment--) {
+    const { name, keys } = order[segment] as Segment;
+    let values: unknown[];
+    try {
+      values = decodeCursor(cursor, name, keys.length);
+    } catch {
+      continue;
+    }
+    return { segment, keys: checkKeys(order[segment] as Segment, values) };
   }
+  return readCursor(cursor, order);
 }
 
 /** What one segment's statement is built from; values are real ones or a compiled statement's placeholders. */
