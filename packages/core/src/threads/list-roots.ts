@@ -39,6 +39,8 @@ export interface RootPage {
  * as parameters: no building or compiling of the query per call, and one SQL text per shape for
  * the driver to keep prepared. (One `union all` statement for the pinned section and the rest was
  * measured slower on SQLite: it sorts the full rows of both sections again; see bench/README.md.)
+ * `columns` chooses what is read of each root (see {@link ReadColumns}): all of it by default, only
+ * what the reading view shows for a public list.
  * @see spec § Pagination, docs/threads.md § Orders, docs/collections.md § Thread lists by collection
  */
 export async function listRoots(
