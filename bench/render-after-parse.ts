@@ -10,6 +10,7 @@ import os from "node:os";
 import { docToMdast } from "../packages/core/src/render/doc-to-mdast.js";
 import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
 import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
+import { referenceMdastToDoc } from "../packages/core/src/render/reference-mdast-to-doc.js";
 import { referenceDocToMdast, referenceRenderDoc } from "../packages/core/src/render/reference-render.js";
 import { renderDoc } from "../packages/core/src/render/render-doc.js";
 import { libraryMdastToHtml, mdastToHtml } from "../packages/core/src/render/to-html.js";
@@ -27,7 +28,8 @@ const args = new Map(
 const count = parseSize(args.get("bodies") || "2000");
 const rounds = Number(args.get("rounds") || 5);
 
-const docs = Array.from({ length: count }, (_, n) => mdastToDoc(parseMarkdown(markdownBody(n))));
+const parsed = Array.from({ length: count }, (_, n) => parseMarkdown(markdownBody(n)));
+const docs = parsed.map((tree) => mdastToDoc(tree));
 const trees = docs.map((doc) => docToMdast(doc));
 
 for (const [index, doc] of docs.entries()) {
@@ -38,12 +40,18 @@ for (const [index, doc] of docs.entries()) {
 type Step = [name: string, run: (index: number) => unknown];
 const steps: Array<[string, Step[1] | undefined, Step[1]]> = [
   ["docToMdast", (i) => referenceDocToMdast(docs[i]!), (i) => docToMdast(docs[i]!)],
-  ["mdastToDoc", undefined, (i) => mdastToDoc(trees[i]!)],
+  ["mdastToDoc", (i) => referenceMdastToDoc(trees[i]!), (i) => mdastToDoc(trees[i]!)],
   ["JSON.stringify", undefined, (i) => JSON.stringify(docs[i]!)],
   ["mdastToHtml", (i) => libraryMdastToHtml(trees[i]!), (i) => mdastToHtml(trees[i]!)],
   ["mdastToText", undefined, (i) => mdastToText(trees[i]!)],
   ["mdastToMarkdown", (i) => libraryMdastToMarkdown(trees[i]!), (i) => mdastToMarkdown(trees[i]!)],
-  ["renderDoc (all)", (i) => referenceRenderDoc(docs[i]!), (i) => renderDoc(docs[i]!)],
+  ["renderDoc", (i) => referenceRenderDoc(docs[i]!), (i) => renderDoc(docs[i]!)],
+  // What renderMarkdown does after the parse: the parsed tree to a document, then renderDoc.
+  [
+    "after the parse",
+    (i) => referenceRenderDoc(referenceMdastToDoc(parsed[i]!)),
+    (i) => renderDoc(mdastToDoc(parsed[i]!)),
+  ],
 ];
 
 /** Milliseconds per body of one pass over every body. */
