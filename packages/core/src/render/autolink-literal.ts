@@ -207,7 +207,10 @@ function mayStartLiteral(src: string, pos: number, max: number): boolean {
 }
 
 /** How far the bracket scan of an inline content has gone, so each character is scanned once. */
-const bracketScans = new WeakMap<StateInline, { pos: number; depth: number; unsure: boolean }>();
+const bracketScans = new WeakMap<
+  StateInline,
+  { pos: number; depth: number; unsure: boolean; bracket: boolean }
+>();
 
 /**
  * Whether a `[` before `pos` may still be open, as micromark sees it (`previousUnbalanced`):
@@ -217,17 +220,19 @@ const bracketScans = new WeakMap<StateInline, { pos: number; depth: number; unsu
 function openBracketBefore(state: StateInline, pos: number): boolean | undefined {
   let scan = bracketScans.get(state);
   if (!scan || scan.pos > pos) {
-    scan = { pos: 0, depth: 0, unsure: false };
+    scan = { pos: 0, depth: 0, unsure: false, bracket: false };
     bracketScans.set(state, scan);
   }
   const src = state.src;
   for (; scan.pos < pos; scan.pos++) {
     const c = src.charCodeAt(scan.pos);
-    if (c === 91) scan.depth++;
-    else if (c === 93 && scan.depth > 0) scan.depth--;
+    if (c === 91) {
+      scan.depth++;
+      scan.bracket = true;
+    } else if (c === 93 && scan.depth > 0) scan.depth--;
     else if (c === 96 || c === 60 || c === 92) scan.unsure = true;
   }
-  if (src.lastIndexOf("[", pos - 1) === -1) return false;
+  if (!scan.bracket) return false;
   if (scan.unsure) return undefined;
   return scan.depth > 0;
 }

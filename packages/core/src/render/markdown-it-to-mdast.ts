@@ -329,7 +329,7 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
       case "bullet_list_close":
       case "ordered_list_close": {
         const list = stack.pop() as List;
-        list.spread = isLoose(tokens, token);
+        list.spread = isLoose(tokens, index);
         for (const item of list.children) item.spread = list.spread;
         break;
       }
@@ -385,8 +385,8 @@ function isClosed(fence: Token, lines: string[]): boolean {
 }
 
 /** markdown-it hides the paragraphs of a tight list; a list is loose when they show. */
-function isLoose(tokens: Token[], close: Token): boolean {
-  const end = tokens.indexOf(close);
+function isLoose(tokens: Token[], end: number): boolean {
+  const close = tokens[end]!;
   let depth = 0;
   for (let index = end - 1; index >= 0; index--) {
     const token = tokens[index]!;

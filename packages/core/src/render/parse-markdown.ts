@@ -4,17 +4,14 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import { invalidField } from "../errors.js";
 import { maxNesting } from "./editor-doc.js";
+import { linkBareUrls } from "./link-bare-urls.js";
 import { fastParse } from "./markdown-it-to-mdast.js";
 import { checkMarkdownLimits } from "./markdown-limits.js";
 import { resolveReferences } from "./resolve-references.js";
 import { stripRawHtml } from "./strip-raw-html.js";
 
 /** The GFM extensions, made once: they hold no state, and making them per body cost a tenth of a parse. */
-const mdastExtensions = gfmFromMarkdown();
-const parserOptions = { extensions: [gfm()], mdastExtensions };
-
-/** GFM's tree transforms (bare URLs and e-mail addresses become links), run after the fast parse. */
-const gfmTransforms = mdastExtensions.flatMap((extension) => extension.transforms ?? []);
+const parserOptions = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
 /** Which parser read a body: markdown-it (fast) or micromark (for what the fast route does not read alike). */
 export type ParseRoute = "fast" | "micromark";
@@ -39,9 +36,10 @@ export function parseMarkdownRouted(
 ): { tree: Root; route: ParseRoute } {
   checkMarkdownLimits(markdown, field);
   const fast = route === "micromark" ? undefined : fastParse(markdown);
-  if (fast) for (const transform of gfmTransforms) transform(fast);
   const tree = fast ?? fromMarkdown(markdown, parserOptions);
   if (nesting(tree) > maxNesting) throw invalidField(field, "is nested too deeply");
+  // GFM's transform, which fromMarkdown runs last: it links what the literal syntax left as text.
+  if (fast) linkBareUrls(fast);
   resolveReferences(tree);
   stripRawHtml(tree);
   return { tree, route: fast ? "fast" : "micromark" };
