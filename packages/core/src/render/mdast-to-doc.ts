@@ -123,17 +123,21 @@ function inlineNode(node: PhrasingContent, marks: Marks, out: DocNode[]): void {
       if (node.value !== "") pushText(node.value, withMark(marks, { type: "code" }).doc, out);
       return;
     case "emphasis":
-      return inline(node.children, withMark(marks, { type: "italic" }), out);
+      inline(node.children, withMark(marks, { type: "italic" }), out);
+      return;
     case "strong":
-      return inline(node.children, withMark(marks, { type: "bold" }), out);
+      inline(node.children, withMark(marks, { type: "bold" }), out);
+      return;
     case "delete":
-      return inline(node.children, withMark(marks, { type: "strike" }), out);
+      inline(node.children, withMark(marks, { type: "strike" }), out);
+      return;
     case "link":
-      return inline(
+      inline(
         node.children,
         withMark(marks, { type: "link", href: node.url, title: node.title || null }),
         out,
       );
+      return;
     case "break":
       out.push(marks.doc ? { type: "hardBreak", marks: marks.doc } : { type: "hardBreak" });
       return;
