@@ -47,6 +47,13 @@ export interface Dialect {
    * index, which tests would catch). PostgreSQL plans by its statistics: the plain table.
    */
   tableIndexedBy(table: string, alias: string, index: string): RawBuilder<unknown>;
+  /**
+   * True when every statement is a round trip to a server (PostgreSQL), false when it runs in this
+   * process (SQLite). A read made of a few small parts (a Thread list's pinned section and the
+   * rest) is one statement where round trips cost more than the statement's extra work, and
+   * several where they do not (threads/list-roots.ts).
+   */
+  readonly roundTrips: boolean;
 }
 
 const sqlite: Dialect = {
@@ -61,6 +68,7 @@ const sqlite: Dialect = {
   lockRow: async () => {},
   tableIndexedBy: (table, alias, index) =>
     sql`${sql.table(table)} as ${sql.id(alias)} indexed by ${sql.id(index)}`,
+  roundTrips: false,
 };
 
 const postgres: Dialect = {
@@ -75,6 +83,7 @@ const postgres: Dialect = {
     await trx.selectFrom(row.table).select("id").where("id", "=", row.id).forUpdate().execute();
   },
   tableIndexedBy: (table, alias) => sql`${sql.table(table)} as ${sql.id(alias)}`,
+  roundTrips: true,
 };
 
 /** The dialect object for a name. */

@@ -1,4 +1,4 @@
-import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import { type Expression, type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { CollectionRef } from "../collections/memberships.js";
 import { type CompiledStatement, compiled, type Params } from "../db/compiled.js";
 import { detectDialect } from "../db/dialect.js";
@@ -10,6 +10,7 @@ import {
   cursorAfter,
   type KeyValues,
   readCursor,
+  type SortDirection,
 } from "../pagination/keyset.js";
 import { decodeCursor } from "../shared/cursor.js";
 import type { ThreadFilter, ThreadListQuery } from "./thread-filter.js";
@@ -30,17 +31,17 @@ export interface RootPage {
 
 /**
  * One page of a Thread list's roots by keyset: each segment of the order is read from the cursor's
- * position with the rows the page still has room for and one more (one statement per segment
- * read), so a deep page costs what the first one does. The extra row only tells whether another
- * page exists. A page whose cursor stands past the pinned section reads only the segments left.
+ * position with the rows the page still has room for and one more, so a deep page costs what the
+ * first one does. The extra row only tells whether another page exists. A page whose cursor stands
+ * past the pinned section reads only the segments left. On SQLite each segment read is one
+ * statement, run while the page has room; where statements are round trips (PostgreSQL) the
+ * segments left are one `union all` statement (see {@link readQuery}).
  *
  * Lists without a collection filter run as compiled statements (db/compiled.ts), one per shape of
- * the read (order, segment, whether a cursor applies, which filters are set), their values passed
- * as parameters: no building or compiling of the query per call, and one SQL text per shape for
- * the driver to keep prepared. (One `union all` statement for the pinned section and the rest was
- * measured slower on SQLite: it sorts the full rows of both sections again; see bench/README.md.)
- * `columns` chooses what is read of each root (see {@link ReadColumns}): all of it by default, only
- * what the reading view shows for a public list.
+ * the read (segments, whether a cursor applies, which filters are set), their values passed as
+ * parameters: no building or compiling of the query per call, and one SQL text per shape for the
+ * driver to keep prepared. `columns` chooses what is read of each root (see {@link ReadColumns}):
+ * all of it by default, only what the reading view shows for a public list.
  * @see spec § Pagination, docs/threads.md § Orders, docs/collections.md § Thread lists by collection
  */
 export async function listRoots(
@@ -53,24 +54,36 @@ export async function listRoots(
   if (!order) return { roots: [], nextCursor: null };
   const start = page.cursor ? cursorStart(page.cursor, order) : undefined;
   const first = start?.segment ?? 0;
+  // Where statements are round trips, the segments left are read at once (see `readQuery`).
+  const together = detectDialect(db).roundTrips;
   const rows: ListedRoot[] = [];
   let lastOrder: Segment | undefined;
-  for (let index = first; index < order.length; index++) {
-    const after = index === first ? start?.keys : undefined;
-    const take = page.limit - rows.length + 1;
-    const statement = compiledBranch(query.filter, order, index, after !== undefined, columns);
+  for (let index = first; index < order.length; ) {
+    const spec: ReadSpec = {
+      filter: query.filter,
+      order,
+      index,
+      end: together ? order.length : index + 1,
+      after: index === first ? start?.keys : undefined,
+      take: page.limit - rows.length + 1,
+      columns,
+    };
+    const statement = compiledRead(spec);
     const read = statement
-      ? await statement.execute(db, branchParams(query.filter, after, take))
-      : await branchQuery(db, { filter: query.filter, order, index, after, take, columns }).execute();
-    const more = read.length === take;
-    if (read.length > (more ? 1 : 0)) lastOrder = order[index];
-    rows.push(...(more ? read.slice(0, -1) : read));
+      ? await statement.execute(db, readParams(spec))
+      : await readQuery(db, spec).execute();
+    const more = read.length === spec.take;
+    const kept = more ? read.slice(0, -1) : read;
+    const lastKept = kept.at(-1);
+    if (lastKept) lastOrder = order[spec.end - index === 1 ? index : Number(lastKept.seg)];
+    rows.push(...kept);
     if (more) {
       // The page is full: the cursor stands after its last row, in the order of the segment that
       // row came from.
       const last = rows.at(-1);
       return { roots: rows, nextCursor: last && lastOrder ? cursorAfter(lastOrder, last) : null };
     }
+    index = spec.end;
   }
   return { roots: rows, nextCursor: null };
 }
@@ -94,13 +107,15 @@ function cursorStart(cursor: string, order: Segment[]): CursorStart {
   return readCursor(cursor, order);
 }
 
-/** What one segment's statement is built from; values are real ones or a compiled statement's placeholders. */
-interface BranchSpec {
+/** What one read is built from; values are real ones or a compiled statement's placeholders. */
+interface ReadSpec {
   filter: ThreadFilter;
   order: Segment[];
-  /** The segment read. */
+  /** The first segment read. */
   index: number;
-  /** The cursor's key values, within this segment. */
+  /** The segment after the last one read (`index + 1`: one segment). */
+  end: number;
+  /** The cursor's key values, within segment `index`. */
   after?: KeyValues | undefined;
   /** Rows to read: what the page has room for, and one. */
   take: number;
@@ -108,11 +123,79 @@ interface BranchSpec {
   columns: ReadColumns;
 }
 
+/** A root as a read of several segments answers it: with the index of its segment. */
+type ReadRow = ListedRoot & { seg?: number };
+
+type ReadSelect = SelectQueryBuilder<Database, "posts", ReadRow>;
+
+/**
+ * The roots of segments `index` to `end` (excluded), `take` at most. One segment is
+ * {@link branchQuery}. Several are one statement: each segment's read as a derived table, joined
+ * by `union all`, ordered by segment then the segments' keys, `take` rows of them. Each segment
+ * still reads its own index from its position, `take` rows at most; what the union adds is a
+ * sort of those few rows, cheaper than a round trip to a server but not than a statement run in
+ * process (SQLite's sorter copies the full rows), hence `Dialect.roundTrips`.
+ */
+function readQuery(db: Kysely<Database>, spec: ReadSpec): ReadSelect {
+  if (spec.end - spec.index === 1) return branchQuery(db, spec);
+  const branches: ReadSelect[] = [];
+  for (let index = spec.index; index < spec.end; index++) {
+    const branch = branchQuery(db, { ...spec, index, after: index === spec.index ? spec.after : undefined });
+    branches.push(branch.select(sql.lit(index).as("seg")) as unknown as ReadSelect);
+  }
+  const [head, ...tail] = branches as [ReadSelect, ...ReadSelect[]];
+  const from = (branch: ReadSelect, i: number) =>
+    db.selectFrom(branch.as(`s${i}`)).selectAll() as unknown as ReadSelect;
+  let union = from(head, 0);
+  for (const [i, branch] of tail.entries()) union = union.unionAll(from(branch, i + 1));
+  let page = db.selectFrom(union.as("page")).selectAll().orderBy(sql.ref("page.seg"), "asc");
+  for (const key of unionKeys(spec.order.slice(spec.index, spec.end), spec.index)) {
+    page = page.orderBy(key.expression, key.direction);
+  }
+  return page.limit(spec.take) as unknown as ReadSelect;
+}
+
+/**
+ * The keys that order a union's rows within each segment: the segments' own keys when they share
+ * them (columns and directions), else each segment's keys applied to its own rows only
+ * (`case when seg = i then key end`, null on the other segments' rows, which `seg` puts apart).
+ */
+function unionKeys(
+  segments: Segment[],
+  first: number,
+): { expression: Expression<unknown>; direction: SortDirection }[] {
+  const column = (name: string) => `page.${name.slice(name.lastIndexOf(".") + 1)}`;
+  const direction = (segment: Segment, key: Segment["keys"][number]) => key.direction ?? segment.direction;
+  const [head] = segments;
+  if (!head) return [];
+  const shared = segments.every(
+    (segment) =>
+      segment.keys.length === head.keys.length &&
+      segment.keys.every(
+        (key, i) =>
+          key.column === head.keys[i]?.column &&
+          direction(segment, key) === direction(head, head.keys[i] as Segment["keys"][number]),
+      ),
+  );
+  if (shared) {
+    return head.keys.map((key) => ({
+      expression: sql.ref(column(key.column)),
+      direction: direction(head, key),
+    }));
+  }
+  return segments.flatMap((segment, offset) =>
+    segment.keys.map((key) => ({
+      expression: sql`case when ${sql.ref("page.seg")} = ${sql.lit(first + offset)} then ${sql.ref(column(key.column))} end`,
+      direction: direction(segment, key),
+    })),
+  );
+}
+
 /**
  * One segment's roots: its source, the filter, its own condition, the cursor's position, its
  * order, `take` rows. Each row carries `in_collections` (see {@link ListedRoot}).
  */
-function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
+function branchQuery(db: Kysely<Database>, spec: Omit<ReadSpec, "end">): ReadSelect {
   const segment = spec.order[spec.index];
   if (!segment) throw new Error(`A Thread order has no segment ${spec.index}`);
   const source = sourceOf(db, segment);
@@ -142,7 +225,7 @@ function branchQuery(db: Kysely<Database>, spec: BranchSpec) {
   for (const key of segment.keys) {
     branch = branch.orderBy(sql.ref(key.column), key.direction ?? segment.direction);
   }
-  return branch.limit(spec.take) as unknown as SelectQueryBuilder<Database, "posts", ListedRoot>;
+  return branch.limit(spec.take) as unknown as ReadSelect;
 }
 
 /** Where a segment's roots are read from, aliased `r` (nothing selected yet). */
@@ -159,36 +242,29 @@ function rootsOf(db: Kysely<Database>) {
 
 type RootSource = ReturnType<typeof rootsOf>;
 
-/** The parameters of a compiled segment statement: the filter's values, the cursor's keys, `take`. */
-type BranchParams = Record<string, string | number>;
+/** The parameters of a compiled read: the filter's values, the cursor's keys, `take`. */
+type ReadParams = Record<string, string | number>;
 
-/** Compiled segment statements by shape (see {@link shapeOf}); a bounded number, oldest dropped first. */
-const statements = new Map<string, CompiledStatement<BranchParams, ListedRoot>>();
+/** Compiled reads by shape (see {@link shapeOf}); a bounded number, oldest dropped first. */
+const statements = new Map<string, CompiledStatement<ReadParams, ReadRow>>();
 const maxStatements = 200;
 
 /**
- * The compiled statement of a segment read of this shape, or undefined for a list filtered by
- * collections (their slugs or IDs are lists; those reads are built per call).
+ * The compiled statement of a read of this shape, or undefined for a list filtered by collections
+ * (their slugs or IDs are lists; those reads are built per call).
  */
-function compiledBranch(
-  filter: ThreadFilter,
-  order: Segment[],
-  index: number,
-  hasCursor: boolean,
-  columns: ReadColumns,
-): CompiledStatement<BranchParams, ListedRoot> | undefined {
+function compiledRead(spec: ReadSpec): CompiledStatement<ReadParams, ReadRow> | undefined {
+  const { filter, order, index, after } = spec;
   if (filter.collections || filter.collectionIds) return undefined;
-  const shape = `${columns}|${shapeOf(filter, order, index, hasCursor)}`;
+  const shape = shapeOf(spec);
   const found = statements.get(shape);
   if (found) return found;
-  const statement = compiled<BranchParams>()((db, p) =>
-    branchQuery(db, {
+  const statement = compiled<ReadParams>()((db, p) =>
+    readQuery(db, {
+      ...spec,
       filter: placeholderFilter(filter, p),
-      order,
-      index,
-      after: hasCursor ? order[index]?.keys.map((_, i) => p.value(`k${i}`)) : undefined,
+      after: after ? order[index]?.keys.map((_, i) => p.value(`k${i}`)) : undefined,
       take: p.value("take") as number,
-      columns,
     }),
   );
   if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string);
@@ -197,15 +273,18 @@ function compiledBranch(
 }
 
 /**
- * What decides a segment statement's SQL text: the order's segments (their names fix them for
- * lists without collections), the segment read, whether a cursor applies in it, and which filters are
- * set and how (values excluded: they are parameters; the `media` kinds mask is written as a constant).
+ * What decides a read's SQL text: the columns, the order's segments (their names fix them for
+ * lists without collections), the segments read, whether a cursor applies, and which filters are
+ * set and how (values excluded: they are parameters; the `media` kinds mask is written as a
+ * constant).
  */
-function shapeOf(filter: ThreadFilter, order: Segment[], index: number, hasCursor: boolean): string {
+function shapeOf({ filter, order, index, end, after, columns }: ReadSpec): string {
   return [
+    columns,
     order.map((segment) => segment.name).join(","),
     index,
-    hasCursor ? "c" : "",
+    end,
+    after ? "c" : "",
     filter.visibility.kind,
     filter.featured ? "f" : "",
     filter.format === undefined ? "" : "fmt",
@@ -218,7 +297,7 @@ function shapeOf(filter: ThreadFilter, order: Segment[], index: number, hasCurso
 }
 
 /** The filter with each value replaced by its placeholder (the conditions stay the same). */
-function placeholderFilter(filter: ThreadFilter, p: Params<BranchParams>): ThreadFilter {
+function placeholderFilter(filter: ThreadFilter, p: Params<ReadParams>): ThreadFilter {
   const value = <T>(name: string) => p.value(name) as unknown as T;
   return {
     ...filter,
@@ -234,9 +313,9 @@ function placeholderFilter(filter: ThreadFilter, p: Params<BranchParams>): Threa
   };
 }
 
-/** The values of a compiled segment statement's placeholders. */
-function branchParams(filter: ThreadFilter, after: KeyValues | undefined, take: number): BranchParams {
-  const params: BranchParams = { status: filter.status, take };
+/** The values of a compiled read's placeholders. */
+function readParams({ filter, after, take }: ReadSpec): ReadParams {
+  const params: ReadParams = { status: filter.status, take };
   if (filter.visibility.kind === "one") params.visibility = filter.visibility.value;
   if (filter.format !== undefined) params.format = filter.format;
   if (filter.published !== undefined) {
