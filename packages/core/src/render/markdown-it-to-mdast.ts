@@ -46,7 +46,8 @@ export function needsMicromark(markdown: string): boolean {
     fallbackPattern.test(markdown) ||
     fallbackLines.test(markdown) ||
     tableDelimiter.test(markdown) ||
-    hasLooseDefinition(markdown)
+    hasLooseDefinition(markdown) ||
+    lazyHtmlLine.test(markdown)
   );
 }
 
@@ -62,6 +63,12 @@ const fallbackLines = /^[ \t>]*~{3,}[^\n~]*[^\s~]|^[ \t>]*<[^\n]*[ \t]$/m;
 
 /** A line that may be a GFM table's delimiter row (`| - | :-: |`, `---:`): tables go to micromark. */
 const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
+
+/**
+ * A line starting with an HTML tag right after a line in a quote or list item: markdown-it continues
+ * the item's paragraph with it (a lazy line), micromark may close the container there instead.
+ */
+const lazyHtmlLine = /^[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]|[ \t]+\S)[^\n]*\n[ \t>]*</m;
 
 /** A line that may be a link reference definition (`[label]: url`). */
 const definitionLine = /^[ \t>]*\[[^\]\n]*\]:/;
@@ -140,6 +147,16 @@ function makeParser(): MarkdownIt {
     return escapeRule(state, silent);
   });
   md.inline.ruler.before("text", "quire_autolink_literal", autolinkLiteral);
+  const htmlInline = rules.find((rule) => rule.name === "html_inline")!.fn;
+  md.inline.ruler.at("html_inline", (state, silent) => {
+    const matched = htmlInline(state, silent);
+    // After an unclosed comment, `<?`, `<!X` or CDATA, markdown-it reads no more of them in the
+    // paragraph (micromark still does): such a body goes to micromark.
+    if ((state as StateInline & { skipHtmlSpecial?: boolean }).skipHtmlSpecial) {
+      (state.env as ParseEnv).route = true;
+    }
+    return matched;
+  });
   const image = rules.find((rule) => rule.name === "image")!.fn;
   md.inline.ruler.at("image", (state, silent) => {
     const env = state.env as ParseEnv;
