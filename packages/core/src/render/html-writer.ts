@@ -170,7 +170,7 @@ const srcProtocols = ["http", "https"];
  * handed back), and that hast-util-sanitize keeps (else handed back: it would drop the attribute).
  */
 function url(value: string, protocols: string[]): string {
-  if (!/^[!#$&-;=?-Z_a-z~]*$/.test(value)) throw handBack;
+  if (!/^(?:[!#$&-;=?-Z_a-z~]|%[\dA-Za-z]{2})*$/.test(value)) throw handBack;
   const colon = value.indexOf(":");
   if (colon < 0) return value;
   for (const mark of ["/", "?", "#"]) {

@@ -56,6 +56,8 @@ const handBack = new Error("the library writes this tree");
 /** Where phrasing sits, as far as the library's unsafe patterns care. */
 interface Scope {
   heading: boolean;
+  /** Inside a link's text or an image's alt (the library's `label` construct). */
+  label: boolean;
 }
 
 type FlowParent = Root | ListItem | List | Blockquote;
@@ -79,7 +81,7 @@ class Writer {
   private block(node: RootContent): string {
     switch (node.type) {
       case "paragraph":
-        return this.phrasing(node.children, "\n", "\n", { heading: false });
+        return this.phrasing(node.children, "\n", "\n", { heading: false, label: false });
       case "heading":
         return this.heading(node);
       case "blockquote":
@@ -102,7 +104,7 @@ class Writer {
     // A break or a line ending would make the library write a setext heading (depth 1–2) or escape.
     if (containsLineEnding(node)) throw handBack;
     const sequence = "#".repeat(rank);
-    let value = this.phrasing(node.children, "# ", "\n", { heading: true });
+    let value = this.phrasing(node.children, "# ", "\n", { heading: true, label: false });
     const head = value.charCodeAt(0);
     if (head === 9 || head === 32) value = encodeCharacterReference(head) + value.slice(1);
     return value ? `${sequence} ${value}` : sequence;
@@ -232,7 +234,7 @@ class Writer {
       // autolink would percent-encode.
       return `<${(node.children[0] as { value: string }).value}>`;
     }
-    const text = this.phrasing(node.children, "[", "](", scope);
+    const text = this.phrasing(node.children, "[", "](", { ...scope, label: true });
     const last = before.charAt(before.length - 1);
     let title: string | undefined = node.title || undefined;
     const enclose = /[\0- \u007F]/.test(node.url);
@@ -251,7 +253,7 @@ class Writer {
 }
 
 function image(node: Image, scope: Scope): string {
-  const alt = safeText(node.alt ?? "", "![", "]", scope);
+  const alt = safeText(node.alt ?? "", "![", "]", { ...scope, label: true });
   if ((!node.url && node.title) || /[\0- \u007F]/.test(node.url)) throw handBack;
   let value = `![${alt}](${safeDestination(node.url)}`;
   if (node.title) value += ` "${safeTitle(node.title)}"`;
@@ -374,8 +376,20 @@ function mayBeUnsafe(whole: string, index: number, code: number, scope: Scope): 
       return previous === "]";
     case 41: // ): after digits (an ordered list item)
       return isDigit(previous);
+    case 33: // !: before `[` (an image)
+      return next === "[";
+    case 38: // &: before what could make a character reference
+      return /[#A-Za-z]/.test(next);
+    case 60: // <: before what could make HTML or an autolink
+      return /[!/?A-Za-z]/.test(next);
+    case 61: // =: a setext underline
+    case 62: // >: a block quote
+    case 124: // |: a table row
+      return atBreak(whole, index);
+    case 93: // ]: ends a link's text
+      return scope.label;
     default:
-      // Tab, CR, other controls, `!&*<=>[\]_\`~|`: handed back.
+      // Tab, CR, other controls, `*[\_\`~`: handed back.
       return true;
   }
 }
@@ -397,13 +411,15 @@ function isDigit(character: string): boolean {
 
 /** A link or image destination written raw; one with a character the library would escape is handed back. */
 function safeDestination(url: string): string {
-  if (/[&()\\]/.test(url)) throw handBack;
+  // `[` too: GFM footnotes' pattern for it holds anywhere in phrasing, links included; and `]`,
+  // unsafe when an image sits in a link's text.
+  if (/[&()[\\\]]/.test(url)) throw handBack;
   return url;
 }
 
 /** A title in double quotes; one with a character the library would escape is handed back. */
 function safeTitle(title: string): string {
-  if (/["&\\\r\n\t]/.test(title)) throw handBack;
+  if (/["&[\\\]\r\n\t]/.test(title)) throw handBack;
   return title;
 }
 

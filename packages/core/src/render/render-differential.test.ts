@@ -182,6 +182,27 @@ const nasty = [
   "é",
   "😀",
   "",
+  "Hello!",
+  "!",
+  "Q&A",
+  "& b",
+  "&#",
+  "a < b",
+  "<a",
+  "a=b",
+  "\n=",
+  "\n>",
+  "\n|",
+  "\n-",
+  "\n+",
+  "\n#",
+  "\n1.",
+  "a]",
+  "]",
+  "x > y",
+  "|a|",
+  "%20",
+  "%zz",
 ];
 const punctuation = [".", ",", ";", "?", "'", '"', "%", "/", "{", "}", "$", "^"];
 
@@ -210,6 +231,11 @@ const urls = [
   "a b",
   "x&y",
   "https://example.com/(p)",
+  "https://example.com/a%20b",
+  "/a%2",
+  "/%%41",
+  "HTTP://example.com",
+  "https://example.com/[x]",
 ];
 
 function marks(rng: Random, plain: boolean): DocMark[] {
@@ -308,6 +334,25 @@ function randomDocs(count: number, seed: number): Case[] {
   });
 }
 
+/** Small documents (one block of a few inline nodes), so that one hostile node decides the outcome. */
+function smallDocs(count: number, seed: number): Case[] {
+  const rng = random(seed);
+  return Array.from({ length: count }, (_, index) => {
+    const content = inline(rng, false, 1 + rng.below(3));
+    const roll = rng.next();
+    const blockNode: DocNode =
+      roll < 0.6
+        ? { type: "paragraph", content }
+        : roll < 0.8
+          ? { type: "heading", attrs: { level: 1 + rng.below(6) }, content }
+          : {
+              type: "bulletList",
+              content: [{ type: "listItem", content: [{ type: "paragraph", content }] }],
+            };
+    return { name: `small document ${index} (seed ${seed})`, doc: { type: "doc", content: [blockNode] } };
+  });
+}
+
 describe("the render after the parse, against the libraries", () => {
   it("renders every string of the render tests as before", () => {
     const cases = testFileCases();
@@ -338,6 +383,16 @@ describe("the render after the parse, against the libraries", () => {
       cases.length / 5,
     );
     expect(trees.filter((tree) => writeHtml(tree) !== undefined).length).toBeGreaterThan(cases.length / 5);
+  });
+
+  it("renders thousands of small random documents as before", { timeout: 120_000 }, () => {
+    const cases = [...smallDocs(4000, 5), ...smallDocs(4000, 77)];
+    expect(differences(cases, renderDoc, referenceRenderDoc)).toEqual([]);
+    const trees = cases.map((input) => docToMdast(docOf(input)!));
+    expect(trees.filter((tree) => writeMarkdown(tree) !== undefined).length).toBeGreaterThan(
+      cases.length / 5,
+    );
+    expect(trees.filter((tree) => writeHtml(tree) !== undefined).length).toBeGreaterThan(cases.length / 2);
   });
 
   it("converts, and writes Markdown and HTML of, trees straight from the parser as before", () => {
