@@ -247,6 +247,9 @@ function tokenizeEmphasis(state: StateInline, silent: boolean): boolean {
   const marker = state.src.charCodeAt(state.pos);
   if (silent || (marker !== 0x5f && marker !== 0x2a)) return false;
   const scanned = flanking(state, marker, true);
+  // A run that may both open and close meets the "multiple of 3" rule, which markdown-it applies to
+  // the runs' first lengths and micromark to what is left of them: such a body goes to micromark.
+  if (scanned.open && scanned.close) (state.env as ParseEnv).route = true;
   for (let index = 0; index < scanned.length; index++) {
     const token = state.push("text", "", 0);
     token.content = String.fromCharCode(marker);
@@ -324,9 +327,12 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
         const ordered = token.type === "ordered_list_open";
         const start = ordered ? Number(token.attrGet("start") ?? 1) : null;
         lines ??= markdown.split("\n");
-        if (mayNotInterrupt(start) && token.map && !isBlank(lines[token.map[0] - 1])) {
-          // A list that cannot interrupt a paragraph, right after another block: micromark reads
-          // some of these (after indented code or a definition) as a paragraph.
+        if (
+          tokens[index - 1]?.type === "code_block" ||
+          (mayNotInterrupt(start) && token.map && !isBlank(lines[token.map[0] - 1]))
+        ) {
+          // After indented code (blank lines or not), micromark reads some lists as a paragraph; so
+          // it does a list numbered from other than 1 right after another block (a definition).
           throw routeToMicromark;
         }
         open({ type: "list", ordered, start, spread: false, children: [] } satisfies List);
