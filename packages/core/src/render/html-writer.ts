@@ -20,9 +20,9 @@ import type { List, ListItem, Nodes, PhrasingContent, Root, RootContent, Table }
 export function writeHtml(tree: Root): string | undefined {
   try {
     return tree.children.map(block).join("\n");
-  } catch (error) {
-    if (error === handBack) return undefined;
-    throw error;
+  } catch {
+    // Handed back, or anything unforeseen: the libraries write the tree (and throw if it is unwritable).
+    return undefined;
   }
 }
 

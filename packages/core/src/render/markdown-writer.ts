@@ -44,9 +44,9 @@ export function writeMarkdown(tree: Root): string | undefined {
     if (tree.children.some(isPhrasing)) return undefined;
     const result = writer.flow(tree.children, tree);
     return result && !result.endsWith("\n") && !result.endsWith("\r") ? `${result}\n` : result;
-  } catch (error) {
-    if (error === handBack) return undefined;
-    throw error;
+  } catch {
+    // Handed back, or anything unforeseen: the library writes the tree (and throws if it is unwritable).
+    return undefined;
   }
 }
 
