@@ -144,7 +144,8 @@ export interface CursorStart {
  * is a 400 on `cursor` (for no matching order, the verdict of the last one).
  */
 export function readCursor<Row>(cursor: string, orders: readonly KeysetOrder<Row>[]): CursorStart {
-  let failure: unknown = invalidField("cursor", "Unreadable cursor");
+  // The error is built only when no order reads the cursor: a stack trace per page costs microseconds.
+  let failure: unknown;
   for (const [segment, order] of orders.entries()) {
     let values: ReturnType<typeof decodeCursor>;
     try {
@@ -155,7 +156,7 @@ export function readCursor<Row>(cursor: string, orders: readonly KeysetOrder<Row
     }
     return { segment, keys: checkKeys(order, values) };
   }
-  throw failure;
+  throw failure ?? invalidField("cursor", "Unreadable cursor");
 }
 
 /**
