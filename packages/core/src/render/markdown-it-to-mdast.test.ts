@@ -103,6 +103,13 @@ describe("routing", () => {
       "<!-- a -->\n\n<!-- b -->",
       "> a\n</b>",
       "    code\n2) a",
+      "    code\n\n- a",
+      "~~~ \nx\n~~~",
+      "<b>\u00a0",
+      "[ref][|\n\n[ref]: /u",
+      "a\t  \nb",
+      "un*frigging*believable",
+      "a <? b <!-- c -->",
     ]) {
       expect(needsMicromark(markdown) || fastParse(markdown) === undefined).toBe(true);
       expect(routeOf(markdown)).toBe("micromark");

@@ -37,9 +37,8 @@ export function fastParse(markdown: string): Root | undefined {
 }
 
 /**
- * Whether a body holds a construct the fast parse does not read as micromark does: GFM footnotes
- * (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, or a last line of only spaces
- * or tabs (micromark keeps it in a code block left open at the end).
+ * Whether a body holds a construct the fast parse does not read as micromark does (see the
+ * patterns below); more are found while converting its tokens.
  */
 export function needsMicromark(markdown: string): boolean {
   return (
@@ -52,14 +51,16 @@ export function needsMicromark(markdown: string): boolean {
 }
 
 /**
- * GFM footnotes (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, NUL, and a
- * last line of only spaces or tabs (micromark keeps it in a code block left open at the end), a `~~~`
- * fence with an info string, and a line starting with `<` and ending with a space or tab (raw HTML
- * blocks, whose trailing whitespace micromark keeps as text in some places), and more than one HTML
- * comment.
+ * GFM footnotes (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, NUL, a last
+ * line of only spaces or tabs (micromark keeps it in a code block left open at the end), more than
+ * one HTML comment, and a tab in a line's trailing whitespace (micromark makes no hard break of
+ * `\t  `). Line by line: a `~~~` fence with anything after it, a line starting with `<` and ending
+ * with a space or tab or holding other whitespace than those (markdown-it takes any Unicode space
+ * where HTML blocks need one, micromark only spaces and tabs), and `][` with no `]` after it on its
+ * line (micromark then makes no reference of the `[…]` before it).
  */
-const fallbackPattern = /\[\^|\[[ \t\r\nxX]\]|\r|\0|(?:^|\n)[ \t]+$|<!--[\s\S]*<!--/;
-const fallbackLines = /^[ \t>]*~{3,}[^\n~]*[^\s~]|^[ \t>]*<[^\n]*[ \t]$/m;
+const fallbackPattern = /\[\^|\[[ \t\r\nxX]\]|\r|\0|(?:^|\n)[ \t]+$|<!--[\s\S]*<!--|\t[ \t]*\n/;
+const fallbackLines = /^[ \t>]*~{3,}[^\n~]*[^\n~]|^[ \t>]*<(?:[^\n]*[^\S\n \t]|[^\n]*[ \t]$)|\]\[[^\]\n]*$/m;
 
 /** A line that may be a GFM table's delimiter row (`| - | :-: |`, `---:`): tables go to micromark. */
 const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
