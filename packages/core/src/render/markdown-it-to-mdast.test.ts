@@ -104,6 +104,7 @@ describe("routing", () => {
       "> a\n</b>",
       "    code\n2) a",
       "    code\n\n- a",
+      "para\n> 01. item",
       "~~~ \nx\n~~~",
       "<b>\u00a0",
       "[ref][|\n\n[ref]: /u",

@@ -330,10 +330,10 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
         lines ??= markdown.split("\n");
         if (
           tokens[index - 1]?.type === "code_block" ||
-          (mayNotInterrupt(start) && token.map && !isBlank(lines[token.map[0] - 1]))
+          (ordered && tokens[index + 1]?.info !== "1" && token.map && !isBlank(lines[token.map[0] - 1]))
         ) {
           // After indented code (blank lines or not), micromark reads some lists as a paragraph; so
-          // it does a list numbered from other than 1 right after another block (a definition).
+          // it does a list numbered other than `1` (`2.`, `01.`) right after another non-blank line.
           throw routeToMicromark;
         }
         open({ type: "list", ordered, start, spread: false, children: [] } satisfies List);
@@ -389,11 +389,6 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
     }
   }
   return root;
-}
-
-/** Whether a list is one that may not interrupt a paragraph: numbered from other than 1. */
-function mayNotInterrupt(start: number | null): boolean {
-  return start !== null && start !== 1;
 }
 
 function isBlank(line: string | undefined): boolean {
