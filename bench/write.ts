@@ -1,6 +1,6 @@
 /**
  * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500] [--only=create|bulk]
- * [--pg=on] [--cpu-prof]`.
+ * [--pg=on] [--cpu-prof] [--checkpoints=background|inline]`.
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
  * `engine.posts.create` one by one, then as many through the bulk path `engine.posts.createMany`
@@ -28,6 +28,8 @@ const postCount = Number(args.posts ?? 3000);
 const batchSize = Number(args.batch ?? 500);
 const only = args.only as "create" | "bulk" | undefined;
 const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
+/** SQLite's WAL checkpoints: in a worker thread (the default, db/wal-checkpointer.ts) or in the committing call. */
+const backgroundCheckpoints = args.checkpoints !== "inline";
 
 /** The create input of post `n`: a titled note with the benchmark body. */
 function postInput(n: number) {
@@ -203,7 +205,8 @@ try {
   results.push(
     ...(await benchmark(async () => {
       // Each series gets a fresh file: the bulk series does not write into the one-by-one's site.
-      const engine = createEngine({ db: await openDatabase({ url: join(dir, `write-${fileNumber++}.db`) }) });
+      const url = join(dir, `write-${fileNumber++}.db`);
+      const engine = createEngine({ db: await openDatabase({ url, backgroundCheckpoints }) });
       await engine.migrate();
       return engine;
     }, "SQLite")),

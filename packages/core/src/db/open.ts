@@ -1,9 +1,12 @@
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
 import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
 import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 /** Options for {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -23,6 +26,13 @@ export interface OpenDatabaseOptions {
    * (PgBouncer before 1.21 or without `max_prepared_statements`).
    */
   statementCacheSize?: number;
+  /**
+   * SQLite file only: WAL checkpoints in a worker thread with its own connection, once the WAL has
+   * grown past `afterBytes` (default 4 MiB), instead of in the commit that crosses SQLite's
+   * threshold on the event loop (db/wal-checkpointer.ts, docs/scaling.md). Default on; `false`
+   * leaves them to SQLite.
+   */
+  backgroundCheckpoints?: boolean | { afterBytes?: number; intervalMs?: number };
 }
 
 /**
@@ -46,8 +56,20 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
   const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
-  const db = new Kysely<Database>({ dialect: new FileSqliteDialect({ database, file: filename }) });
-  if (filename !== "" && filename !== ":memory:") {
+  const onDisk = filename !== "" && filename !== ":memory:";
+  const checkpointer =
+    onDisk && options.backgroundCheckpoints !== false
+      ? new WalCheckpointer({
+          file: resolve(filename),
+          driverPath: () => createRequire(import.meta.url).resolve("better-sqlite3"),
+          main: sqlite,
+          ...(typeof options.backgroundCheckpoints === "object" ? options.backgroundCheckpoints : {}),
+        })
+      : undefined;
+  const db = new Kysely<Database>({
+    dialect: new FileSqliteDialect({ database, file: filename, ...(checkpointer ? { checkpointer } : {}) }),
+  });
+  if (onDisk) {
     // A second connection to the file, in a read transaction: a snapshot that leaves the engine's
     // own connection free (db/read-snapshot.ts).
     registerReadSnapshot(db, async () => {

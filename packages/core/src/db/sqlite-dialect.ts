@@ -18,17 +18,27 @@ import {
  *   loop its holder needs to finish.
  * @see docs/reliability.md
  */
+/** Options for {@link FileSqliteDialect}. */
+export interface FileSqliteDialectConfig extends SqliteDialectConfig {
+  file: string;
+  /** Checkpoints the file's WAL off the event loop (db/wal-checkpointer.ts); told after each use. */
+  checkpointer?: { poke(): void; close(): Promise<void> };
+}
+
 export class FileSqliteDialect extends SqliteDialect {
   readonly #file: string | undefined;
+  readonly #checkpointer: FileSqliteDialectConfig["checkpointer"];
 
-  constructor(config: SqliteDialectConfig & { file: string }) {
+  constructor(config: FileSqliteDialectConfig) {
     super(config);
     this.#file = config.file === ":memory:" || config.file === "" ? undefined : resolve(config.file);
+    this.#checkpointer = config.checkpointer;
   }
 
   override createDriver(): Driver {
     const inner = super.createDriver();
     const file = this.#file;
+    const checkpointer = this.#checkpointer;
     const released = new WeakMap<DatabaseConnection, () => void>();
     return {
       init: () => inner.init(),
@@ -60,9 +70,13 @@ export class FileSqliteDialect extends SqliteDialect {
         } finally {
           released.get(connection)?.();
           released.delete(connection);
+          checkpointer?.poke();
         }
       },
-      destroy: () => inner.destroy(),
+      destroy: async () => {
+        await checkpointer?.close();
+        await inner.destroy();
+      },
     };
   }
 }
