@@ -214,10 +214,10 @@ const bracketScans = new WeakMap<
 
 /**
  * Whether a `[` before `pos` may still be open, as micromark sees it (`previousUnbalanced`):
- * `false` (none is), `true` (one is), or `undefined` (cannot tell without micromark: code spans,
- * HTML or escapes stand before it).
+ * `false` (none is), or `undefined` (cannot tell without micromark: one is left open, or code
+ * spans, HTML or escapes stand before it).
  */
-function openBracketBefore(state: StateInline, pos: number): boolean | undefined {
+function openBracketBefore(state: StateInline, pos: number): false | undefined {
   let scan = bracketScans.get(state);
   if (!scan || scan.pos > pos) {
     scan = { pos: 0, depth: 0, unsure: false, bracket: false };
@@ -233,8 +233,9 @@ function openBracketBefore(state: StateInline, pos: number): boolean | undefined
     else if (c === 96 || c === 60 || c === 92) scan.unsure = true;
   }
   if (!scan.bracket) return false;
-  if (scan.unsure) return undefined;
-  return scan.depth > 0;
+  // Brackets in a link's destination or title, or one left open, may be what micromark counts
+  // differently: only "every `[` closed, nothing else in the way" is certain.
+  return scan.unsure || scan.depth > 0 ? undefined : false;
 }
 
 /** The inline rule: a literal autolink becomes link tokens; the text is the source as written. */
@@ -245,8 +246,10 @@ export function autolinkLiteral(state: StateInline, silent: boolean): boolean {
   const found = literalAt(state.src, state.pos, state.posMax);
   if (!found) return false;
   const open = openBracketBefore(state, state.pos);
-  if (open === undefined) env.route = true;
-  if (open !== false) return false;
+  if (open === undefined) {
+    env.route = true;
+    return false;
+  }
   const linkOpen = state.push("link_open", "a", 1);
   linkOpen.attrs = [["href", found.url]];
   linkOpen.info = "literal";
@@ -254,6 +257,9 @@ export function autolinkLiteral(state: StateInline, silent: boolean): boolean {
   text.content = state.src.slice(state.pos, found.end);
   state.push("link_close", "a", -1);
   state.pos = found.end;
+  // The literal's characters are no brackets to micromark.
+  const scan = bracketScans.get(state);
+  if (scan) scan.pos = found.end;
   return true;
 }
 

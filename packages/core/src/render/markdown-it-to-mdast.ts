@@ -54,13 +54,14 @@ export function needsMicromark(markdown: string): boolean {
  * GFM footnotes (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, NUL, a last
  * line of only spaces or tabs (micromark keeps it in a code block left open at the end), more than
  * one HTML comment, and a tab in a line's trailing whitespace (micromark makes no hard break of
- * `\t  `). Line by line: a `~~~` fence with anything after it, a line starting with `<` and ending
+ * `\t  `). Line by line: a `~~~` fence with anything after it, a backtick fence ending in a space, a line starting with `<` and ending
  * with a space or tab or holding other whitespace than those (markdown-it takes any Unicode space
  * where HTML blocks need one, micromark only spaces and tabs), and `][` with no `]` after it on its
  * line (micromark then makes no reference of the `[…]` before it).
  */
 const fallbackPattern = /\[\^|\[[ \t\r\nxX]\]|\r|\0|(?:^|\n)[ \t]+$|<!--[\s\S]*<!--|\t[ \t]*\n/;
-const fallbackLines = /^[ \t>]*~{3,}[^\n~]*[^\n~]|^[ \t>]*<(?:[^\n]*[^\S\n \t]|[^\n]*[ \t]$)|\]\[[^\]\n]*$/m;
+const fallbackLines =
+  /^[ \t>]*~{3,}[^\n~]*[^\n~]|^[ \t>]*`{3,}[^\n]*[ \t]$|^[ \t>]*<(?:[^\n]*[^\S\n \t]|[^\n]*[ \t]$)|\]\[[^\]\n]*$/m;
 
 /** A line that may be a GFM table's delimiter row (`| - | :-: |`, `---:`): tables go to micromark. */
 const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
@@ -363,10 +364,11 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
       case "fence": {
         lines ??= markdown.split("\n");
         if (!isClosed(token, lines)) throw routeToMicromark;
-        const info = unescapeAll(token.info).trim();
+        // Only spaces and tabs separate and surround the language (JavaScript's trim takes more).
+        const info = unescapeAll(token.info).replace(/^[ \t]+|[ \t]+$/g, "");
         const space = info.search(/[ \t]/);
         const lang = space === -1 ? info : info.slice(0, space);
-        const meta = space === -1 ? "" : info.slice(space).trim();
+        const meta = space === -1 ? "" : info.slice(space).replace(/^[ \t]+/, "");
         add({
           type: "code",
           lang: lang || null,
@@ -376,6 +378,8 @@ function blockTokensToMdast(tokens: Token[], markdown: string): Root {
         break;
       }
       case "code_block":
+        lines ??= markdown.split("\n");
+        if (token.map && hasIndentedBlankAfter(lines, token.map[1])) throw routeToMicromark;
         add({ type: "code", lang: null, meta: null, value: withoutFinalNewline(token.content) });
         break;
       case "hr":
@@ -401,6 +405,17 @@ function isClosed(fence: Token, lines: string[]): boolean {
   if (last === undefined || fence.map![1] - fence.map![0] < 2) return false;
   const closing = /^[ \t>]*(`{3,}|~{3,})[ \t]*$/.exec(last)?.[1];
   return closing !== undefined && closing[0] === fence.markup[0] && closing.length >= fence.markup.length;
+}
+
+/**
+ * Whether the blank lines after indented code hold one indented by a tab or 4+ spaces: micromark
+ * then keeps the blank lines before it in the code.
+ */
+function hasIndentedBlankAfter(lines: string[], from: number): boolean {
+  for (let index = from; index < lines.length && /^[ \t>]*$/.test(lines[index]!); index++) {
+    if (/\t| {4}/.test(lines[index]!)) return true;
+  }
+  return false;
 }
 
 /** markdown-it hides the paragraphs of a tight list; a list is loose when they show. */
