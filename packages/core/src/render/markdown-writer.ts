@@ -11,6 +11,7 @@ import type {
   PhrasingContent,
   Root,
   RootContent,
+  Table,
 } from "mdast";
 import {
   type AttentionItem,
@@ -58,6 +59,8 @@ interface Scope {
   heading: boolean;
   /** Inside a link's text or an image's alt (the library's `label` construct). */
   label: boolean;
+  /** Inside a table cell (GFM's `tableCell` construct). */
+  cell: boolean;
 }
 
 type FlowParent = Root | ListItem | List | Blockquote;
@@ -81,7 +84,7 @@ class Writer {
   private block(node: RootContent): string {
     switch (node.type) {
       case "paragraph":
-        return this.phrasing(node.children, "\n", "\n", { heading: false, label: false });
+        return this.phrasing(node.children, "\n", "\n", { heading: false, label: false, cell: false });
       case "heading":
         return this.heading(node);
       case "blockquote":
@@ -94,6 +97,8 @@ class Writer {
         return "---";
       case "readMore":
         return readMoreComment;
+      case "table":
+        return this.table(node);
       default:
         throw handBack;
     }
@@ -104,10 +109,25 @@ class Writer {
     // A break or a line ending would make the library write a setext heading (depth 1–2) or escape.
     if (containsLineEnding(node)) throw handBack;
     const sequence = "#".repeat(rank);
-    let value = this.phrasing(node.children, "# ", "\n", { heading: true, label: false });
+    let value = this.phrasing(node.children, "# ", "\n", { heading: true, label: false, cell: false });
     const head = value.charCodeAt(0);
     if (head === 9 || head === 32) value = encodeCharacterReference(head) + value.slice(1);
     return value ? `${sequence} ${value}` : sequence;
+  }
+
+  /** GFM's table handler: each cell's phrasing between `|`s, then markdown-table's layout. */
+  private table(node: Table): string {
+    const scope: Scope = { heading: false, label: false, cell: true };
+    const matrix = node.children.map((row) =>
+      row.children.map((cell) => this.phrasing(cell.children, "|", "|", scope)),
+    );
+    const head = matrix[0];
+    if (head) {
+      let columns = node.align ? node.align.length : 0;
+      if (!columns) for (const row of matrix) columns = Math.max(columns, row.length);
+      while (head.length < columns) head.push("");
+    }
+    return markdownTable(matrix, node.align ?? []);
   }
 
   private list(node: List): string {
@@ -215,9 +235,11 @@ class Writer {
       case "text":
         return safeText(node.value, before, after, scope);
       case "inlineCode":
+        // In a cell, GFM escapes the code's pipes.
+        if (scope.cell && node.value.includes("|")) throw handBack;
         return inlineCode(node);
       case "break":
-        if (scope.heading) throw handBack;
+        if (scope.heading || scope.cell) throw handBack;
         return "\\\n";
       case "link":
         return this.link(node, before, scope);
@@ -359,8 +381,8 @@ function mayBeUnsafe(whole: string, index: number, code: number, scope: Scope): 
   switch (code) {
     case 32: // space: next to a line ending
       return isLineEnding(previous) || isLineEnding(next);
-    case 10: // line feed: in a heading, or next to another line ending
-      return scope.heading || previous === "\n" || isLineEnding(next);
+    case 10: // line feed: in a heading or cell, or next to another line ending
+      return scope.heading || scope.cell || previous === "\n" || isLineEnding(next);
     case 35: // #: at a line's start, or ending an ATX heading
       return atBreak(whole, index) || (scope.heading && (next === "" || isLineEnding(next)));
     case 45: // -
@@ -384,8 +406,8 @@ function mayBeUnsafe(whole: string, index: number, code: number, scope: Scope): 
       return /[!/?A-Za-z]/.test(next);
     case 61: // =: a setext underline
     case 62: // >: a block quote
-    case 124: // |: a table row
-      return atBreak(whole, index);
+    case 124: // |: a table row, or a cell's end
+      return scope.cell || atBreak(whole, index);
     case 93: // ]: ends a link's text
       return scope.label;
     default:
@@ -411,15 +433,15 @@ function isDigit(character: string): boolean {
 
 /** A link or image destination written raw; one with a character the library would escape is handed back. */
 function safeDestination(url: string): string {
-  // `[` too: GFM footnotes' pattern for it holds anywhere in phrasing, links included; and `]`,
-  // unsafe when an image sits in a link's text.
-  if (/[&()[\\\]]/.test(url)) throw handBack;
+  // `[` too: GFM footnotes' pattern for it holds anywhere in phrasing, links included; `]`, unsafe
+  // when an image sits in a link's text; `|`, unsafe anywhere in a table cell.
+  if (/[&()[\\\]|]/.test(url)) throw handBack;
   return url;
 }
 
 /** A title in double quotes; one with a character the library would escape is handed back. */
 function safeTitle(title: string): string {
-  if (/["&[\\\]\r\n\t]/.test(title)) throw handBack;
+  if (/["&[\\\]|\r\n\t]/.test(title)) throw handBack;
   return title;
 }
 
@@ -431,6 +453,15 @@ function containsLineEnding(node: Nodes): boolean {
 
 /** The library's default join, with the GFM table join, for the node types written here. */
 function between(left: RootContent, right: RootContent, parent: FlowParent): string {
+  // GFM's table join, consulted first: text right after a table in a tight item would join it.
+  if (
+    left.type === "table" &&
+    parent.type === "listItem" &&
+    parent.spread === false &&
+    (right.type === "paragraph" || right.type === "table")
+  ) {
+    return "\n\n";
+  }
   if (!("spread" in parent) || typeof parent.spread !== "boolean") return "\n\n";
   if (parent.spread) return "\n\n";
   if (left.type === "blockquote" && right.type === "blockquote") return "\n\n";
@@ -454,6 +485,62 @@ function between(left: RootContent, right: RootContent, parent: FlowParent): str
   // Headings are never setext here (see `heading`).
   if ((left.type === "paragraph" || (left as Nodes) !== tail) && right.type === "paragraph") return "\n\n";
   return "\n";
+}
+
+/**
+ * markdown-table (as GFM's table handler calls it: padded cells, aligned delimiters, rows not
+ * filled), for rows of already written cells; lengths in UTF-16 code units, as there.
+ */
+function markdownTable(table: string[][], align: ReadonlyArray<string | null | undefined>): string {
+  const longest: number[] = [];
+  let mostCells = 0;
+  for (const row of table) {
+    mostCells = Math.max(mostCells, row.length);
+    row.forEach((cell, column) => {
+      if (longest[column] === undefined || cell.length > longest[column]!) longest[column] = cell.length;
+    });
+  }
+  const alignments: string[] = [];
+  const delimiters: string[] = [];
+  const delimiterSizes: number[] = [];
+  for (let column = 0; column < mostCells; column++) {
+    const code = toAlignment(align[column]);
+    alignments[column] = code;
+    const before = code === "c" || code === "l" ? ":" : "";
+    const after = code === "c" || code === "r" ? ":" : "";
+    const dashes = Math.max(1, longest[column]! - before.length - after.length);
+    delimiters[column] = before + "-".repeat(dashes) + after;
+    const size = before.length + dashes + after.length;
+    if (size > longest[column]!) longest[column] = size;
+    delimiterSizes[column] = size;
+  }
+  const rows = [table[0]!, delimiters, ...table.slice(1)];
+  const lines: string[] = [];
+  rows.forEach((row, rowIndex) => {
+    const cellsInRow = Math.max(1, rows[rowIndex === 1 ? 0 : rowIndex]!.length);
+    let line = "";
+    for (let column = 0; column < cellsInRow; column++) {
+      const cell = row[column] ?? "";
+      const size = longest[column]! - (rowIndex === 1 ? delimiterSizes[column]! : cell.length);
+      const code = alignments[column];
+      let before = "";
+      let after = "";
+      if (code === "r") before = " ".repeat(size);
+      else if (code === "c") {
+        before = " ".repeat(Math.ceil(size / 2));
+        after = " ".repeat(Math.floor(size / 2));
+      } else after = " ".repeat(size);
+      if (!column) line += "|";
+      line += ` ${before}${cell}${after} |`;
+    }
+    lines.push(line);
+  });
+  return lines.join("\n");
+}
+
+function toAlignment(value: string | null | undefined): string {
+  const code = typeof value === "string" ? value.charAt(0).toLowerCase() : "";
+  return code === "c" || code === "l" || code === "r" ? code : "";
 }
 
 function indentLines(value: string, map: (line: string, index: number, blank: boolean) => string): string {

@@ -340,15 +340,28 @@ function smallDocs(count: number, seed: number): Case[] {
   return Array.from({ length: count }, (_, index) => {
     const content = inline(rng, false, 1 + rng.below(3));
     const roll = rng.next();
+    const cell = (type: string): DocNode => ({
+      type,
+      attrs: { align: rng.pick([null, "left", "center", "right"]) },
+      content: [{ type: "paragraph", content: rng.next() < 0.5 ? content : inline(rng, true, rng.below(3)) }],
+    });
     const blockNode: DocNode =
-      roll < 0.6
+      roll < 0.5
         ? { type: "paragraph", content }
-        : roll < 0.8
+        : roll < 0.7
           ? { type: "heading", attrs: { level: 1 + rng.below(6) }, content }
-          : {
-              type: "bulletList",
-              content: [{ type: "listItem", content: [{ type: "paragraph", content }] }],
-            };
+          : roll < 0.85
+            ? {
+                type: "bulletList",
+                content: [{ type: "listItem", content: [{ type: "paragraph", content }] }],
+              }
+            : {
+                type: "table",
+                content: [
+                  { type: "tableRow", content: [cell("tableHeader"), cell("tableHeader")] },
+                  { type: "tableRow", content: [cell("tableCell"), cell("tableCell")] },
+                ],
+              };
     return { name: `small document ${index} (seed ${seed})`, doc: { type: "doc", content: [blockNode] } };
   });
 }
@@ -383,6 +396,64 @@ describe("the render after the parse, against the libraries", () => {
       cases.length / 5,
     );
     expect(trees.filter((tree) => writeHtml(tree) !== undefined).length).toBeGreaterThan(cases.length / 5);
+    const tables = trees.filter((tree) => JSON.stringify(tree).includes('"type":"table"'));
+    expect(tables.filter((tree) => writeMarkdown(tree) !== undefined).length).toBeGreaterThan(50);
+  });
+
+  it("renders the cases random documents found as before", () => {
+    const link = (title: string, href = "/x"): DocMark => ({ type: "link", attrs: { href, title } });
+    const paragraph = (...content: DocNode[]): DocNode => ({ type: "paragraph", content });
+    const image = (title: string, src = "/i.png"): DocNode => ({
+      type: "image",
+      attrs: { src, alt: "i", title },
+    });
+    const cell = (type: string, content: DocNode[]): DocNode => ({ type, content: [paragraph(...content)] });
+    const docs: DocNode[] = [
+      // GFM's footnote pattern escapes `[` in titles and destinations too.
+      paragraph({ type: "text", text: "a", marks: [link("Post ![ x")] }),
+      paragraph({ type: "text", text: "a", marks: [link("t", "/a[b")] }),
+      // In a link's text, `]` in an image's title or URL is escaped (the link's label is open).
+      paragraph(image("x ] y"), { type: "text", text: "z" }),
+      { ...paragraph({ ...image("x ] y"), marks: [link("")] }) },
+      paragraph({ ...image("t", "/a]b"), marks: [{ type: "link", attrs: { href: "/l" } }] }),
+      // In a table cell, `|` anywhere is escaped, titles and URLs included.
+      {
+        type: "table",
+        content: [
+          {
+            type: "tableRow",
+            content: [cell("tableHeader", [{ type: "text", text: "a", marks: [link("|a|")] }])],
+          },
+          { type: "tableRow", content: [cell("tableCell", [image("b | c")])] },
+          {
+            type: "tableRow",
+            content: [cell("tableCell", [{ type: "text", text: "d", marks: [link("", "/e|f")] }])],
+          },
+        ],
+      },
+      // Centred and right-aligned columns, padded by markdown-table.
+      {
+        type: "table",
+        content: [
+          {
+            type: "tableRow",
+            content: [
+              { ...cell("tableHeader", [{ type: "text", text: "ab" }]), attrs: { align: "center" } },
+              { ...cell("tableHeader", [{ type: "text", text: "c" }]), attrs: { align: "right" } },
+            ],
+          },
+          {
+            type: "tableRow",
+            content: [cell("tableCell", [{ type: "text", text: "longer" }]), cell("tableCell", [])],
+          },
+        ],
+      },
+    ];
+    const cases = docs.map((node, index) => ({
+      name: `found case ${index}`,
+      doc: { type: "doc", content: [node] },
+    }));
+    expect(differences(cases, renderDoc, referenceRenderDoc)).toEqual([]);
   });
 
   it("renders thousands of small random documents as before", { timeout: 120_000 }, () => {
