@@ -3,7 +3,7 @@
  * marker sequence so that CommonMark reads the same nesting back, encoding a character next to a
  * marker as a character reference where flanking needs it. This is a port of `serialize` and its
  * helpers in its `lib/util/container-phrasing.js` and `lib/util/encode-info.js`, kept line for line
- * so that {@link writeMarkdown} writes the same bytes; `to-markdown.test.ts` compares the two.
+ * so that `writeMarkdown` writes the same bytes; `render-differential.test.ts` compares them.
  */
 
 /** An emphasis, strong or strikethrough with its children already written, or written text. */

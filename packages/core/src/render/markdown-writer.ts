@@ -35,8 +35,8 @@ import { readMoreComment } from "./read-more.js";
  * How it stays exact: it follows the library's handlers (same joins between blocks, bullets, fences,
  * indentation, autolinks, and the same choice of emphasis markers, ported in `markdown-attention.ts`),
  * and it never escapes: text, URLs and titles in which any of the library's unsafe patterns could
- * match are not written here but handed back (the library then escapes them). Tables, raw HTML and
- * other node types are handed back too. `to-markdown.test.ts` compares both writers byte for byte
+ * match are not written here but handed back (the library then escapes them). Raw HTML and other
+ * node types are handed back too. `render-differential.test.ts` compares both writers byte for byte
  * over thousands of documents.
  */
 export function writeMarkdown(tree: Root): string | undefined {
