@@ -46,7 +46,8 @@ export function needsMicromark(markdown: string): boolean {
     fallbackLines.test(markdown) ||
     tableDelimiter.test(markdown) ||
     hasLooseDefinition(markdown) ||
-    lazyHtmlLine.test(markdown)
+    (containerLine.test(markdown) && htmlAfterLine.test(markdown)) ||
+    indentedQuoteMarker.test(markdown)
   );
 }
 
@@ -67,10 +68,19 @@ const fallbackLines =
 const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
 
 /**
- * A line starting with an HTML tag right after a line in a quote or list item: markdown-it continues
- * the item's paragraph with it (a lazy line), micromark may close the container there instead.
+ * A quote's line followed by one indented 4 or more: markdown-it continues the quote with a `>`
+ * indented so (CommonMark and micromark do not), and micromark splits indented code after an empty
+ * quote line in two.
  */
-const lazyHtmlLine = /^[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]|[ \t]+\S)[^\n]*\n[ \t>]*</m;
+const indentedQuoteMarker = /^[ \t]*>[^\n]*\n(?: {4}|[ ]{0,3}\t)/m;
+
+/**
+ * A line starting with `<` right after a non-blank line, in a body with quotes or lists: where
+ * markdown-it continues a quote's or list item's paragraph with it (a lazy line), micromark may
+ * close the container there instead.
+ */
+const containerLine = /^[ \t]*(?:>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/m;
+const htmlAfterLine = /[^\n]\n[ \t>]*</;
 
 /** A line that may be a link reference definition (`[label]: url`). */
 const definitionLine = /^[ \t>]*\[[^\]\n]*\]:/;
