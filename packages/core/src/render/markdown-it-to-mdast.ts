@@ -55,14 +55,14 @@ export function needsMicromark(markdown: string): boolean {
  * GFM footnotes (`[^`), task list checks (`[ ]`, `[x]`), line endings other than `\n`, NUL, a last
  * line of only spaces or tabs (micromark keeps it in a code block left open at the end), more than
  * one HTML comment, and a tab in a line's trailing whitespace (micromark makes no hard break of
- * `\t  `). Line by line: a `~~~` fence with anything after it, a backtick fence ending in a space, a line starting with `<` and ending
- * with a space or tab or holding other whitespace than those (markdown-it takes any Unicode space
+ * `\t  `). Line by line: a `~~~` fence with anything after it, a backtick fence ending in a space, a line with a `<` ending with a space
+ * or tab or holding other whitespace than those (markdown-it takes any Unicode space
  * where HTML blocks need one, micromark only spaces and tabs), and `][` with no `]` after it on its
  * line (micromark then makes no reference of the `[…]` before it).
  */
 const fallbackPattern = /\[\^|\[[ \t\r\nxX]\]|\r|\0|(?:^|\n)[ \t]+$|<!--[\s\S]*<!--|\t[ \t]*\n/;
 const fallbackLines =
-  /^[ \t>]*~{3,}[^\n~]*[^\n~]|^[ \t>]*`{3,}[^\n]*[ \t]$|^[ \t>]*<(?:[^\n]*[^\S\n \t]|[^\n]*[ \t]$)|\]\[[^\]\n]*$/m;
+  /^[ \t>]*~{3,}[^\n~]*[^\n~]|^[ \t>]*`{3,}[^\n]*[ \t]$|<(?:[^\n]*[^\S\n \t]|[^\n]*[ \t]$)|\]\[[^\]\n]*$/m;
 
 /** A line that may be a GFM table's delimiter row (`| - | :-: |`, `---:`): tables go to micromark. */
 const tableDelimiter = /^[ \t>]*(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+$/m;
