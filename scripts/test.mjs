@@ -48,7 +48,9 @@ if (!url && findPostgresBin()) {
 }
 if (url) {
   console.log("\n== Core, HTTP and server suites on PostgreSQL ==");
-  const args = extraArgs.length > 0 ? extraArgs : databaseSuites;
+  // Core's rendering never touches the database: its (long) differential tests run once, above.
+  const args =
+    extraArgs.length > 0 ? extraArgs : [...databaseSuites, "--exclude", "packages/core/src/render/**"];
   failed = vitest(args, { QUIRE_TEST_DATABASE: "postgres", QUIRE_TEST_PG_URL: url }) !== 0 || failed;
   await server?.stop();
 } else if (process.env.CI) {
