@@ -278,3 +278,81 @@ export function randomBodies(seed: number, count: number, length: number, fastOn
     return body;
   });
 }
+
+/** Cell contents for the table bodies: inline syntax, no line breaks. */
+const cellPieces = [
+  "a",
+  "word",
+  " ",
+  "  ",
+  "*",
+  "**",
+  "_",
+  "~",
+  "~~",
+  "[",
+  "]",
+  "(",
+  ")",
+  "![",
+  "](",
+  "http://",
+  "www.",
+  ".com",
+  "@",
+  "me@ex.com",
+  "&amp;",
+  "&#35;",
+  "é",
+  "日本",
+  "👋",
+  "!",
+  ":",
+  "-",
+  "'",
+  '"',
+  "\\|",
+  "`",
+  "<b>",
+  "</b>",
+  "#",
+  "1.",
+  "\u00a0",
+  "\t",
+];
+
+/**
+ * A seeded generator of bodies built around GFM tables: simple ones (from `|` to `|`, as many cells
+ * in every row) and near misses (a cell more or less, a missing outer pipe, no blank line around,
+ * a header without pipes, a quote or list around it), with inline syntax in the cells.
+ */
+export function tableBodies(seed: number, count: number): string[] {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state ^ (state >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
+    return state;
+  };
+  const cell = () => {
+    let text = "";
+    for (let index = next() % 4; index >= 0; index--) text += cellPieces[next() % cellPieces.length];
+    return text;
+  };
+  const row = (width: number) => {
+    const cells = Array.from(
+      { length: Math.max(0, width + (next() % 10 === 0 ? (next() % 3) - 1 : 0)) },
+      cell,
+    );
+    const joined = cells.join("|");
+    return next() % 12 === 0 ? joined : `|${joined}|`;
+  };
+  const alignments = ["-", "---", ":-", "-:", ":-:", " --- ", ":---:", "--"];
+  return Array.from({ length: count }, () => {
+    const width = 1 + (next() % 4);
+    const delimiter = `|${Array.from({ length: width }, () => alignments[next() % alignments.length]).join("|")}|`;
+    const rows = Array.from({ length: next() % 4 }, () => row(width));
+    const table = [row(width), next() % 15 === 0 ? delimiter.slice(1) : delimiter, ...rows].join("\n");
+    const before = ["", "para\n\n", "para\n", "> ", "- ", "# h\n"][next() % 6];
+    const after = ["", "\n\npara", "\npara", "\n- item", "\n> quote", "\n\n| x |"][next() % 6];
+    return `${before}${table}${after}`;
+  });
+}

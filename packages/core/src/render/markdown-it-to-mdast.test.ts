@@ -9,6 +9,7 @@ import {
   renderedVia,
   renderTestStrings,
   routeOf,
+  tableBodies,
 } from "./markdown-differential.js";
 import { fastParse, needsMicromark } from "./markdown-it-to-mdast.js";
 
@@ -71,6 +72,12 @@ describe("the fast Markdown parse against micromark", { timeout: 180_000 }, () =
       expect(routes(bodies).fast).toBeGreaterThan(500);
     });
   }
+
+  it("gives the same for generated tables and near misses, all read by micromark", () => {
+    const bodies = tableBodies(1, 500);
+    expect(differences(bodies)).toEqual([]);
+    expect(routes(bodies)).toEqual({ micromark: 500 });
+  });
 
   it("would catch a converter that is wrong", () => {
     // The same comparison, with the fast tree deliberately changed: strikethrough read as emphasis.
