@@ -198,6 +198,38 @@ if (!snippetOutput.includes("<p>First <em>post</em>.</p>"))
   fail("the README snippet printed no rendered post");
 if (!existsSync(join(project, "data/quire.db"))) fail("the README snippet made no ./data/quire.db");
 
+// 4a'. The built core's SQLite WAL checkpointer (a worker thread that loads better-sqlite3 by the
+// path the built code resolves): pages reach the database file with SQLite's own checkpoint off.
+writeFileSync(
+  join(project, "checkpoint-check.mjs"),
+  `import { mkdirSync, statSync } from "node:fs";
+import { createEngine } from "@quire/core";
+import { openDatabase } from "@quire/core/node";
+import { sql } from "kysely";
+mkdirSync("checkpoint-data", { recursive: true });
+const file = "checkpoint-data/quire.db";
+const db = await openDatabase({ url: file, backgroundCheckpoints: { afterBytes: 1, intervalMs: 1 } });
+const engine = createEngine({ db });
+await engine.migrate();
+await sql\`pragma wal_checkpoint(TRUNCATE)\`.execute(db);
+await sql\`pragma wal_autocheckpoint = 0\`.execute(db);
+const before = statSync(file).size;
+for (let n = 0; n < 40; n++) {
+  await engine.posts.create({ format: "note", title: \`Post \${n}\`, bodyMarkdown: "Words ".repeat(300) });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
+const deadline = Date.now() + 10_000;
+while (statSync(file).size <= before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+const after = statSync(file).size;
+await engine.close();
+console.log(after > before ? "checkpointed by the worker thread" : \`no checkpoint: \${before} -> \${after} bytes\`);
+`,
+);
+const checkpointOutput = run("node", ["checkpoint-check.mjs"], { cwd: project });
+if (!checkpointOutput.includes("checkpointed by the worker thread"))
+  fail(`the built core's WAL checkpointer: ${checkpointOutput}`);
+console.log("  WAL checkpoints: a worker thread of the built core copied pages into the database file");
+
 // 4b. examples/node-script, with plain node and no flags.
 cpSync(join(root, "examples/node-script/script.mjs"), join(project, "script.mjs"));
 cpSync(join(root, "examples/node-script/posts"), join(project, "posts"), { recursive: true });
