@@ -74,11 +74,16 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
     // own connection free (db/read-snapshot.ts).
     registerReadSnapshot(db, async () => {
       const reader = new SQLite(filename, { fileMustExist: true });
-      reader.pragma("busy_timeout = 5000");
-      reader.pragma("query_only = 1");
-      reader.exec("begin");
-      // WAL: the snapshot is taken by the transaction's first read, here rather than at the caller's.
-      reader.prepare("select count(*) from sqlite_master").get();
+      try {
+        reader.pragma("busy_timeout = 5000");
+        reader.pragma("query_only = 1");
+        reader.exec("begin");
+        // WAL: the snapshot is taken by the transaction's first read, here rather than at the caller's.
+        reader.prepare("select count(*) from sqlite_master").get();
+      } catch (error) {
+        reader.close();
+        throw error;
+      }
       const snapshot = new Kysely<Database>({ dialect: new SqliteDialect({ database: reader }) });
       return {
         db: snapshot,

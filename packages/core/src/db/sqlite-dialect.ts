@@ -7,6 +7,13 @@ import {
   type SqliteDialectConfig,
 } from "kysely";
 
+/** Options for {@link FileSqliteDialect}. */
+export interface FileSqliteDialectConfig extends SqliteDialectConfig {
+  file: string;
+  /** Checkpoints the file's WAL off the event loop (db/wal-checkpointer.ts); told after each use. */
+  checkpointer?: { poke(): void; close(): Promise<void> };
+}
+
 /**
  * Kysely's SQLite dialect for a database file that several engines may write at once (two server
  * processes, or two engines in one process):
@@ -18,13 +25,6 @@ import {
  *   loop its holder needs to finish.
  * @see docs/reliability.md
  */
-/** Options for {@link FileSqliteDialect}. */
-export interface FileSqliteDialectConfig extends SqliteDialectConfig {
-  file: string;
-  /** Checkpoints the file's WAL off the event loop (db/wal-checkpointer.ts); told after each use. */
-  checkpointer?: { poke(): void; close(): Promise<void> };
-}
-
 export class FileSqliteDialect extends SqliteDialect {
   readonly #file: string | undefined;
   readonly #checkpointer: FileSqliteDialectConfig["checkpointer"];
