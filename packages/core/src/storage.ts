@@ -194,3 +194,24 @@ export async function* chunksOf(body: ByteSource): AsyncGenerator<Uint8Array, vo
     reader.releaseLock();
   }
 }
+
+/**
+ * A body's bytes in one array, or null as soon as they pass `maxBytes` (the rest is not read:
+ * leaving {@link chunksOf} early cancels the source).
+ */
+export async function bytesUpTo(body: ByteSource, maxBytes: number): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunksOf(body)) {
+    size += chunk.byteLength;
+    if (size > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

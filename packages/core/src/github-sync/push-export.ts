@@ -1,6 +1,6 @@
 import type { EngineContext } from "../deps.js";
 import { hugoEntries } from "../export/hugo-export.js";
-import { chunksOf } from "../storage.js";
+import { bytesUpTo } from "../storage.js";
 import { type ConnectionRow, connectionId, readConnection, repoOf, syncMarker } from "./connection.js";
 import {
   createBlob,
@@ -120,19 +120,5 @@ export async function pushIfConnected(ctx: EngineContext): Promise<PushResult | 
 }
 
 async function collect(source: AsyncIterable<Uint8Array> | undefined): Promise<Uint8Array | null> {
-  if (!source) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of chunksOf(source)) {
-    size += chunk.byteLength;
-    if (size > maxBlobBytes) return null;
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return source ? bytesUpTo(source, maxBlobBytes) : new Uint8Array(0);
 }

@@ -5,7 +5,7 @@ import { EngineError, invalidField, isEngineError } from "../errors.js";
 import { defineOperation, execute, parseInput } from "../operation.js";
 import { findPost } from "../posts/post-query.js";
 import { updatePost } from "../posts/update-post.js";
-import { chunksOf } from "../storage.js";
+import { type ByteSource, bytesUpTo } from "../storage.js";
 import { acceptedOnly } from "./accepted.js";
 import { type ConnectionRow, readConnection, repoOf, syncMarker } from "./connection.js";
 import { parseBundlePage } from "./front-matter.js";
@@ -245,23 +245,11 @@ async function releaseDelivery(ctx: EngineContext, delivery: string): Promise<vo
 }
 
 /** The body's bytes, refused (400) past {@link maxWebhookBytes} before reading the rest. */
-async function readLimited(source: Parameters<typeof chunksOf>[0] | undefined): Promise<Uint8Array> {
+async function readLimited(source: ByteSource | undefined): Promise<Uint8Array> {
   if (source === undefined) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of chunksOf(source)) {
-    size += chunk.byteLength;
-    if (size > maxWebhookBytes)
-      throw invalidField("body", `A delivery may be at most ${maxWebhookBytes} bytes`);
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  const bytes = await bytesUpTo(source, maxWebhookBytes);
+  if (!bytes) throw invalidField("body", `A delivery may be at most ${maxWebhookBytes} bytes`);
+  return bytes;
 }
 
 /**
