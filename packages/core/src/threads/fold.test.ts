@@ -26,6 +26,24 @@ async function threadWith(n: number, title = `thread-${n}`) {
   return { root, replies };
 }
 
+/** The site's engine with every executed statement counted (subqueries are part of their statement). */
+function countingEngine(): { engine: Engine; count: { queries: number } } {
+  const count = { queries: 0 };
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      count.queries += 1;
+      return args.result;
+    },
+  };
+  const counted = createEngine({
+    ...engine.context,
+    dialect: engine.context.dialect.name,
+    db: engine.context.db.withPlugin(counter),
+  });
+  return { engine: counted, count };
+}
+
 describe("fold (spec § Fold)", () => {
   it("keeps the first 2 and last 3 published replies and counts the rest", async () => {
     const expected: Record<number, [number, number, number]> = {
@@ -111,30 +129,17 @@ describe("fold (spec § Fold)", () => {
 
   it("holds for every Thread of a list page, read in a fixed number of queries", async () => {
     const small = await threadWith(7, "small");
-    let queries = 0;
-    const counter: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      // Called once per executed statement (subqueries are part of their statement).
-      transformResult: async (args) => {
-        queries += 1;
-        return args.result;
-      },
-    };
-    const counted = createEngine({
-      ...engine.context,
-      dialect: engine.context.dialect.name,
-      db: engine.context.db.withPlugin(counter),
-    });
+    const { engine: counted, count } = countingEngine();
     // The site settings are read once and handed to each call, as the HTTP handler does, so only
     // the list's own queries are counted (not the site version read, nor a settings read after
     // the writes below moved it; docs/settings.md § Caching).
     const settings = await counted.siteSettings();
     const readPage = async () => {
-      queries = 0;
+      count.queries = 0;
       const page = await counted.execute("publicThreads.list", { fold: true, limit: 100 }, publicCaller, {
         settings,
       });
-      return { page, queries };
+      return { page, queries: count.queries };
     };
     const few = await readPage();
     for (let i = 0; i < 12; i++) await threadWith(i % 8, `more-${i}`);
@@ -168,26 +173,14 @@ describe("statements a public list page skips (issue 13)", () => {
       bodyMarkdown: "nested",
       replyToId: replies[0]?.id as string,
     });
-    let queries = 0;
-    const counter: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        queries += 1;
-        return args.result;
-      },
-    };
-    const counted = createEngine({
-      ...engine.context,
-      dialect: engine.context.dialect.name,
-      db: engine.context.db.withPlugin(counter),
-    });
+    const { engine: counted, count } = countingEngine();
     const readPage = async () => {
       const settings = await counted.siteSettings();
-      queries = 0;
+      count.queries = 0;
       const page = await counted.execute("publicThreads.list", { fold: true }, publicCaller, { settings });
       const thread = page.threads.find((t) => t.id === root.id);
       const shown = [...(thread?.fold?.leading ?? []), ...(thread?.fold?.trailing ?? [])];
-      return { queries, thread, shown };
+      return { queries: count.queries, thread, shown };
     };
 
     const plain = await readPage();
