@@ -1,8 +1,18 @@
 /**
- * What the benchmarks share: reading a size argument (`100k`, `1m`), printing one, and finding a
- * PostgreSQL server.
+ * What the benchmarks share: reading their arguments and a size argument (`100k`, `1m`), printing
+ * a size, and finding a PostgreSQL server.
  */
 import { existsSync, readFileSync } from "node:fs";
+
+/** The command line's `--name=value` arguments by name; a bare `--flag` is `"true"`. */
+export function benchArgs(): Record<string, string | undefined> {
+  return Object.fromEntries(
+    process.argv.slice(2).map((arg) => {
+      const [key = "", value] = arg.replace(/^--/, "").split("=");
+      return [key, value ?? "true"];
+    }),
+  );
+}
 
 /** `100k` → 100,000, `1m` → 1,000,000, `500` → 500. */
 export function parseSize(text: string): number {

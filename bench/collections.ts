@@ -31,7 +31,7 @@ import type { Selection } from "../packages/core/src/smart-collections/smart-col
 import type { Storage } from "../packages/core/src/storage.js";
 import { zonedYearBounds } from "../packages/core/src/threads/zoned-year.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
-import { parseSize } from "./bench-args.js";
+import { parseSize, postgresUrl } from "./bench-args.js";
 import { openRawPg, openRawSqlite } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
@@ -701,12 +701,7 @@ if (args.sqlite !== "off") {
 }
 
 if (args.pg === "on") {
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  const server = process.env.QUIRE_BENCH_PG_URL
-    ? { url: process.env.QUIRE_BENCH_PG_URL, stop: async () => {} }
-    : await scripts.startPostgres();
+  const server = await postgresUrl();
   try {
     const pgSite = await openPgSite(server.url, posts, log);
     const pgEngine = createEngine({

@@ -16,17 +16,12 @@ import { renderDoc } from "../packages/core/src/render/render-doc.js";
 import { libraryMdastToHtml, mdastToHtml } from "../packages/core/src/render/to-html.js";
 import { libraryMdastToMarkdown, mdastToMarkdown } from "../packages/core/src/render/to-markdown.js";
 import { mdastToText } from "../packages/core/src/render/to-text.js";
-import { parseSize } from "./bench-args.js";
+import { benchArgs, parseSize } from "./bench-args.js";
 import { markdownBody } from "./write-body.js";
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value = ""] = arg.replace(/^--/, "").split("=");
-    return [key, value] as const;
-  }),
-);
-const count = parseSize(args.get("bodies") || "2000");
-const rounds = Number(args.get("rounds") || 5);
+const args = benchArgs();
+const count = parseSize(args.bodies ?? "2000");
+const rounds = Number(args.rounds ?? 5);
 
 const parsed = Array.from({ length: count }, (_, n) => parseMarkdown(markdownBody(n)));
 const docs = parsed.map((tree) => mdastToDoc(tree));

@@ -11,17 +11,12 @@ import os from "node:os";
 import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
 import { type ParseRoute, parseMarkdownRouted } from "../packages/core/src/render/parse-markdown.js";
 import { renderDoc } from "../packages/core/src/render/render-doc.js";
-import { parseSize } from "./bench-args.js";
+import { benchArgs, parseSize } from "./bench-args.js";
 import { markdownBody } from "./write-body.js";
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value = ""] = arg.replace(/^--/, "").split("=");
-    return [key, value] as const;
-  }),
-);
-const count = parseSize(args.get("bodies") || "2000");
-const rounds = Number(args.get("rounds") || 5);
+const args = benchArgs();
+const count = parseSize(args.bodies ?? "2000");
+const rounds = Number(args.rounds ?? 5);
 const bodies = Array.from({ length: count }, (_, n) => markdownBody(n));
 
 const parse = (markdown: string, route?: ParseRoute) => parseMarkdownRouted(markdown, "bodyMarkdown", route);

@@ -15,15 +15,11 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
+import { benchArgs, postgresUrl } from "./bench-args.js";
 import { markdownBody, wordsFrom } from "./write-body.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
-const args = Object.fromEntries(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, "").split("=");
-    return [key, value ?? "true"];
-  }),
-);
+const args = benchArgs();
 const postCount = Number(args.posts ?? 3000);
 const batchSize = Number(args.batch ?? 500);
 const only = args.only as "create" | "bulk" | undefined;
@@ -216,12 +212,7 @@ try {
 }
 
 if (args.pg === "on") {
-  const scripts = (await import(new URL("../scripts/postgres.mjs", import.meta.url).href)) as {
-    startPostgres(): Promise<{ url: string; stop(): Promise<void> }>;
-  };
-  const server = process.env.QUIRE_BENCH_PG_URL
-    ? { url: process.env.QUIRE_BENCH_PG_URL, stop: async () => {} }
-    : await scripts.startPostgres();
+  const server = await postgresUrl();
   try {
     let schemaNumber = 0;
     results.push(
