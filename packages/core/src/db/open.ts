@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { registerSearchIndex, SqliteSearchIndex } from "../search/sqlite-search-index.js";
 import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
 import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";
@@ -33,6 +34,14 @@ export interface OpenDatabaseOptions {
    * leaves them to SQLite.
    */
   backgroundCheckpoints?: boolean | { afterBytes?: number; intervalMs?: number };
+  /**
+   * SQLite file only: the search index (FTS5 trigram) kept in `<file>-search` by a worker thread,
+   * outside the writes' transactions, once `afterRows` rows (default 100) wait to be indexed;
+   * searches scan the rows it has not read yet, so they stay exact (search/sqlite-search-index.ts,
+   * docs/search.md). Default on; `false` leaves search to a scan of every row, as on a Kysely
+   * instance built by hand.
+   */
+  searchIndex?: boolean | { afterRows?: number; intervalMs?: number; batchRows?: number };
 }
 
 /**
@@ -57,18 +66,34 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   sqlite.pragma("synchronous = NORMAL");
   const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
   const onDisk = filename !== "" && filename !== ":memory:";
+  const driverPath = () => createRequire(import.meta.url).resolve("better-sqlite3");
   const checkpointer =
     onDisk && options.backgroundCheckpoints !== false
       ? new WalCheckpointer({
           file: resolve(filename),
-          driverPath: () => createRequire(import.meta.url).resolve("better-sqlite3"),
+          driverPath,
           main: sqlite,
           ...(typeof options.backgroundCheckpoints === "object" ? options.backgroundCheckpoints : {}),
         })
       : undefined;
+  const searchIndex =
+    onDisk && options.searchIndex !== false
+      ? new SqliteSearchIndex({
+          file: resolve(filename),
+          driverPath,
+          // Not `fileMustExist`: an attached file is opened with the main file's flags, and the index file may be new.
+          connect: (file) => new SQLite(file),
+          ...(typeof options.searchIndex === "object" ? options.searchIndex : {}),
+        })
+      : undefined;
+  const helpers = [checkpointer, searchIndex].filter((helper) => helper !== undefined);
   const db = new Kysely<Database>({
-    dialect: new FileSqliteDialect({ database, file: filename, ...(checkpointer ? { checkpointer } : {}) }),
+    dialect: new FileSqliteDialect({ database, file: filename, helpers }),
   });
+  if (searchIndex) {
+    searchIndex.open();
+    registerSearchIndex(db, searchIndex);
+  }
   if (onDisk) {
     // A second connection to the file, in a read transaction: a snapshot that leaves the engine's
     // own connection free (db/read-snapshot.ts).

@@ -10,8 +10,12 @@ import {
 /** Options for {@link FileSqliteDialect}. */
 export interface FileSqliteDialectConfig extends SqliteDialectConfig {
   file: string;
-  /** Checkpoints the file's WAL off the event loop (db/wal-checkpointer.ts); told after each use. */
-  checkpointer?: { poke(): void; close(): Promise<void> };
+  /**
+   * Threads that work on the file beside the engine, told after each use of the connection and
+   * closed with it: WAL checkpoints (db/wal-checkpointer.ts), the search index
+   * (search/sqlite-search-index.ts).
+   */
+  helpers?: readonly { poke(): void; close(): Promise<void> }[];
 }
 
 /**
@@ -27,18 +31,18 @@ export interface FileSqliteDialectConfig extends SqliteDialectConfig {
  */
 export class FileSqliteDialect extends SqliteDialect {
   readonly #file: string | undefined;
-  readonly #checkpointer: FileSqliteDialectConfig["checkpointer"];
+  readonly #helpers: NonNullable<FileSqliteDialectConfig["helpers"]>;
 
   constructor(config: FileSqliteDialectConfig) {
     super(config);
     this.#file = config.file === ":memory:" || config.file === "" ? undefined : resolve(config.file);
-    this.#checkpointer = config.checkpointer;
+    this.#helpers = config.helpers ?? [];
   }
 
   override createDriver(): Driver {
     const inner = super.createDriver();
     const file = this.#file;
-    const checkpointer = this.#checkpointer;
+    const helpers = this.#helpers;
     const released = new WeakMap<DatabaseConnection, () => void>();
     return {
       init: () => inner.init(),
@@ -70,11 +74,11 @@ export class FileSqliteDialect extends SqliteDialect {
         } finally {
           released.get(connection)?.();
           released.delete(connection);
-          checkpointer?.poke();
+          for (const helper of helpers) helper.poke();
         }
       },
       destroy: async () => {
-        await checkpointer?.close();
+        await Promise.all(helpers.map((helper) => helper.close()));
         await inner.destroy();
       },
     };

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import { isIndexable } from "./search-text.js";
+import { searchIndexOf } from "./sqlite-search-index.js";
 
 /**
  * How many matches a search ranks at most: the most recently written ones. Ranking every match of
@@ -26,29 +26,20 @@ export interface Candidate {
 export type FindCandidates = (db: Kysely<Database>, terms: readonly string[]) => Promise<Candidate[]>;
 
 /**
- * SQLite: the terms of three or more characters go to the FTS5 trigram index, each as a quoted
- * phrase (a `"` doubled), so `*`, `-`, `:`, `^`, `NEAR`, `AND`, `OR`, `NOT` and parentheses are
- * plain text; shorter terms are a substring test (`instr`) on the rows it yields. The index walks
- * its matches newest first and stops at the window. A query of short terms only scans the search
- * text, newest first, until the window is full.
+ * SQLite, on a file opened by `openDatabase`: the index kept beside the file answers for the rows
+ * it has read and a scan for the rest (search/sqlite-search-index.ts). Otherwise (a Kysely
+ * instance built by hand, an in-memory database, `searchIndex: false`): a scan of the search text,
+ * newest written first, each term an `instr`, until the window is full; exact, and as slow as the
+ * number of rows read.
  */
 const sqliteCandidates: FindCandidates = async (db, terms) => {
-  const indexed = terms.filter(isIndexable);
-  const contains = terms
-    .filter((term) => !isIndexable(term))
-    .map((term) => sql`and instr(s.search_text, ${term}) > 0`);
-  const found =
-    indexed.length > 0
-      ? await sql<Candidate>`
-          select s.id as seq, s.post_id, s.search_text
-          from post_search_fts f join post_search s on s.id = f.rowid
-          where post_search_fts match ${indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(" ")}
-          ${join(contains)}
-          order by f.rowid desc limit ${rankingWindow}`.execute(db)
-      : await sql<Candidate>`
-          select s.id as seq, s.post_id, s.search_text from post_search s
-          where 1 = 1 ${join(contains)}
-          order by s.id desc limit ${rankingWindow}`.execute(db);
+  const index = searchIndexOf(db);
+  if (index) return index.candidates(terms, rankingWindow);
+  const contains = terms.map((term) => sql`and instr(s.search_text, ${term}) > 0`);
+  const found = await sql<Candidate>`
+    select s.id as seq, s.post_id, s.search_text from post_search s
+    where 1 = 1 ${join(contains)}
+    order by s.id desc limit ${rankingWindow}`.execute(db);
   return found.rows;
 };
 

@@ -4,6 +4,7 @@ import type { Engine } from "../engine.js";
 import { isEngineError } from "../errors.js";
 import { createTestEngine } from "../testing/test-engine.js";
 import { queryTerms, searchTextOf } from "./search-text.js";
+import { searchIndexOf } from "./sqlite-search-index.js";
 
 /**
  * One table of queries with the exact set of posts each must find, run unchanged on SQLite and on
@@ -129,86 +130,100 @@ beforeAll(async () => {
 
 afterAll(() => cleanup());
 
-describe("posts.search: the same result sets on both databases", () => {
-  it.each(cases)("%j", async (q, expected) => {
-    const answer = await engine.posts.search({ q, limit: 50 });
-    const found = answer.results.map((result) => ids.get(result.id) ?? result.id);
-    expect(new Set(found)).toEqual(new Set(expected));
-    expect(found).toHaveLength(expected.length);
-    expect(answer.count).toBe(expected.length);
-    expect(answer.query).toBe(q.trim());
+/**
+ * Every case twice on SQLite: first by scan (the index thread has not started: too few posts),
+ * then through the FTS5 index once the thread has read every post (search/sqlite-search-index.ts).
+ * Both must find exactly the same posts. On PostgreSQL both passes use its one index.
+ */
+describe.each([
+  ["before the index has read the posts", false],
+  ["through the index, once it has read them all", true],
+] as const)("%s", (_phase, indexed) => {
+  beforeAll(async () => {
+    if (indexed) await searchIndexOf(engine.context.db)?.caughtUp();
   });
-});
 
-describe("posts.search: any query text", () => {
-  it("finds exactly the published posts whose folded text holds every term, and never fails otherwise", async () => {
-    // The oracle: the stored search text of every published post, read back, tested in JavaScript.
-    const rows = await engine.context.db
-      .selectFrom("posts")
-      .select([
-        "id",
-        "status",
-        "title",
-        "source_name",
-        "quote_text",
-        "body_text",
-        "summary",
-        "url",
-        "source_url",
-      ])
-      .execute();
-    const texts = rows
-      .filter((row) => row.status === "published")
-      .map((row) => [row.id, searchTextOf(row)] as const);
-    const pieces = texts.flatMap(([, text]) => text.split(/\s+/)).filter((piece) => piece.length > 0);
-    const piece = fc
-      .constantFrom(...pieces)
-      .chain((word) =>
-        fc
-          .tuple(fc.nat(word.length), fc.nat(word.length))
-          .map(([a, b]) => word.slice(Math.min(a, b), Math.max(a, b) + 1)),
+  describe("posts.search: the same result sets on both databases", () => {
+    it.each(cases)("%j", async (q, expected) => {
+      const answer = await engine.posts.search({ q, limit: 50 });
+      const found = answer.results.map((result) => ids.get(result.id) ?? result.id);
+      expect(new Set(found)).toEqual(new Set(expected));
+      expect(found).toHaveLength(expected.length);
+      expect(answer.count).toBe(expected.length);
+      expect(answer.query).toBe(q.trim());
+    });
+  });
+
+  describe("posts.search: any query text", () => {
+    it("finds exactly the published posts whose folded text holds every term, and never fails otherwise", async () => {
+      // The oracle: the stored search text of every published post, read back, tested in JavaScript.
+      const rows = await engine.context.db
+        .selectFrom("posts")
+        .select([
+          "id",
+          "status",
+          "title",
+          "source_name",
+          "quote_text",
+          "body_text",
+          "summary",
+          "url",
+          "source_url",
+        ])
+        .execute();
+      const texts = rows
+        .filter((row) => row.status === "published")
+        .map((row) => [row.id, searchTextOf(row)] as const);
+      const pieces = texts.flatMap(([, text]) => text.split(/\s+/)).filter((piece) => piece.length > 0);
+      const piece = fc
+        .constantFrom(...pieces)
+        .chain((word) =>
+          fc
+            .tuple(fc.nat(word.length), fc.nat(word.length))
+            .map(([a, b]) => word.slice(Math.min(a, b), Math.max(a, b) + 1)),
+        );
+      const odd = fc.constantFrom(
+        '"',
+        "*",
+        "-",
+        ":",
+        "^",
+        "(",
+        ")",
+        "%",
+        "_",
+        "\\",
+        "'",
+        "NEAR",
+        "OR",
+        "É",
+        "東",
+        "ς",
+        "Σ",
+        " ",
       );
-    const odd = fc.constantFrom(
-      '"',
-      "*",
-      "-",
-      ":",
-      "^",
-      "(",
-      ")",
-      "%",
-      "_",
-      "\\",
-      "'",
-      "NEAR",
-      "OR",
-      "É",
-      "東",
-      "ς",
-      "Σ",
-      " ",
-    );
-    const query = fc
-      .array(fc.oneof(piece, odd, fc.string({ maxLength: 4 })), { minLength: 1, maxLength: 4 })
-      .map((parts) => parts.join(" "));
-    await fc.assert(
-      fc.asyncProperty(query, async (q) => {
-        let answer: Awaited<ReturnType<Engine["posts"]["search"]>>;
-        try {
-          answer = await engine.posts.search({ q, limit: 50 });
-        } catch (err) {
-          // Only input the rules refuse: blank, NUL, a lone surrogate.
-          expect(isEngineError(err) && err.code === "VALIDATION_ERROR", String(err)).toBe(true);
-          return;
-        }
-        const terms = queryTerms(q);
-        const expected = texts
-          .filter(([, text]) => terms.every((term) => text.includes(term)))
-          .map(([id]) => id);
-        expect(new Set(answer.results.map((r) => r.id))).toEqual(new Set(expected.slice(0, 50)));
-        expect(answer.count).toBe(Math.min(expected.length, 50));
-      }),
-      { numRuns: 150, seed: 20261124 },
-    );
+      const query = fc
+        .array(fc.oneof(piece, odd, fc.string({ maxLength: 4 })), { minLength: 1, maxLength: 4 })
+        .map((parts) => parts.join(" "));
+      await fc.assert(
+        fc.asyncProperty(query, async (q) => {
+          let answer: Awaited<ReturnType<Engine["posts"]["search"]>>;
+          try {
+            answer = await engine.posts.search({ q, limit: 50 });
+          } catch (err) {
+            // Only input the rules refuse: blank, NUL, a lone surrogate.
+            expect(isEngineError(err) && err.code === "VALIDATION_ERROR", String(err)).toBe(true);
+            return;
+          }
+          const terms = queryTerms(q);
+          const expected = texts
+            .filter(([, text]) => terms.every((term) => text.includes(term)))
+            .map(([id]) => id);
+          expect(new Set(answer.results.map((r) => r.id))).toEqual(new Set(expected.slice(0, 50)));
+          expect(answer.count).toBe(Math.min(expected.length, 50));
+        }),
+        { numRuns: 150, seed: 20261124 },
+      );
+    });
   });
 });

@@ -13,6 +13,7 @@ import * as siteVersion from "./011-site-version.js";
 import * as sessions from "./012-sessions.js";
 import * as githubSync from "./013-github-sync.js";
 import * as telegram from "./014-telegram.js";
+import * as searchOutsideWrites from "./015-search-outside-writes.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   "012-sessions": sessions,
   "013-github-sync": githubSync,
   "014-telegram": telegram,
+  "015-search-outside-writes": searchOutsideWrites,
 };
