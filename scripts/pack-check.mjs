@@ -230,6 +230,34 @@ if (!checkpointOutput.includes("checkpointed by the worker thread"))
   fail(`the built core's WAL checkpointer: ${checkpointOutput}`);
 console.log("  WAL checkpoints: a worker thread of the built core copied pages into the database file");
 
+// 4a''. The built core's SQLite search index (a worker thread that loads better-sqlite3 the same
+// way and writes the FTS5 index into <file>-search): every post indexed, and found through it.
+writeFileSync(
+  join(project, "search-index-check.mjs"),
+  `import { mkdirSync } from "node:fs";
+import { createEngine } from "@quire/core";
+import { openDatabase, searchIndexOf } from "@quire/core/node";
+mkdirSync("search-data", { recursive: true });
+const db = await openDatabase({ url: "search-data/quire.db", searchIndex: { afterRows: 1, intervalMs: 0 } });
+const engine = createEngine({ db });
+await engine.migrate();
+for (let n = 0; n < 30; n++) await engine.posts.create({ format: "note", bodyMarkdown: \`Numbat \${n}\` });
+await searchIndexOf(db).caughtUp();
+const { default: SQLite } = await import("better-sqlite3");
+const index = new SQLite("search-data/quire.db-search", { readonly: true });
+const { n } = index.prepare("select count(*) as n from post_search_fts").get();
+const { value } = index.prepare("select value from search_state where name = 'indexed_through'").get();
+index.close();
+const found = await engine.posts.search({ q: "numbat", limit: 50 });
+await engine.close();
+console.log(n === 30 && value === 30 && found.count === 30 ? "indexed by the worker thread" : \`index: \${n} rows, mark \${value}, found \${found.count}\`);
+`,
+);
+const searchIndexOutput = run("node", ["search-index-check.mjs"], { cwd: project });
+if (!searchIndexOutput.includes("indexed by the worker thread"))
+  fail(`the built core's search index: ${searchIndexOutput}`);
+console.log("  search index: a worker thread of the built core indexed every post beside the database");
+
 // 4b. examples/node-script, with plain node and no flags.
 cpSync(join(root, "examples/node-script/script.mjs"), join(project, "script.mjs"));
 cpSync(join(root, "examples/node-script/posts"), join(project, "posts"), { recursive: true });

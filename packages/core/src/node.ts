@@ -8,3 +8,8 @@ export { type OpenDatabaseOptions, openDatabase } from "./db/open.js";
 /** Prepare once, for a Kysely instance built by hand: see docs/architecture.md § Database. */
 export { namedStatements } from "./db/pg-named.js";
 export { type CachingSqliteDatabase, cachedStatements } from "./db/statement-cache.js";
+/**
+ * The search index a SQLite file opened by `openDatabase` keeps beside it (`caughtUp()` waits until
+ * every committed post is indexed): see docs/search.md § SQLite: the index beside the file.
+ */
+export { type SqliteSearchIndex, searchIndexOf } from "./search/sqlite-search-index.js";
