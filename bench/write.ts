@@ -151,13 +151,14 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
   if (only !== "bulk") {
     const engine = await openEngine();
     for (let n = 0; n < 200; n++) await engine.posts.create(postInput(1_000_000 + n));
-    const offset = 0;
+    // Made before the clock starts, as the bulk series' are: the figure is the engine's, not the body generator's.
+    const inputs = Array.from({ length: postCount }, (_, n) => postInput(n));
     results.push(
       await timeSeries(
         "create",
         database,
         async () => {
-          for (let n = 0; n < postCount; n++) await engine.posts.create(postInput(offset + n));
+          for (const input of inputs) await engine.posts.create(input);
         },
         postCount,
       ),
