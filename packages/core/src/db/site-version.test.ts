@@ -156,14 +156,14 @@ describe("the site version", () => {
     const counter: KyselyPlugin = {
       transformQuery: (args) => args.node,
       transformResult: async (args) => {
-        if (args.result.rows.length === 1 && "version" in (args.result.rows[0] as object)) reads += 1;
+        if (args.result.rows.some((row) => "version" in (row as object))) reads += 1;
         return args.result;
       },
     };
     const reader = new SiteVersionReader(base.withPlugin(counter));
     try {
       const versions = await Promise.all(Array.from({ length: 20 }, () => reader.read()));
-      expect(new Set(versions).size).toBe(1);
+      expect(new Set(versions.map((version) => JSON.stringify(version))).size).toBe(1);
       expect(reads).toBeLessThanOrEqual(2);
       // Sequential reads each make their own query.
       const before = reads;

@@ -11,6 +11,9 @@ import type { Database } from "./schema.js";
  */
 export const siteVersionName = "site";
 
+/** Row `settings` of `content_versions`: moved by every write to `settings` (migration 016). */
+export const settingsVersionName = "settings";
+
 /**
  * The tables whose rows public answers and the settings are made of. Each has a trigger that moves
  * the site version. A later migration that adds such a table calls {@link addSiteVersionTriggers}
@@ -115,29 +118,40 @@ export async function createSiteVersionFunction(db: Kysely<any>): Promise<void> 
     end $$`.execute(db);
 }
 
+/** The site version and the settings version (row `settings`, moved by settings writes only; migration 016), read together. */
+export interface Versions {
+  /** The site version as text (a decimal integer); `none` on a database before migration 011. */
+  site: string;
+  /**
+   * What the engine's copy of the settings is kept by: the settings version, or on a database
+   * before migration 016 the site version (which settings writes move too), marked apart.
+   */
+  settings: string;
+}
+
 /**
- * Reads the site version for one engine: one read of one row by primary key, compiled once.
- * Concurrent callers share a read, but only one that starts after they asked: a read already under
- * way may have begun before a write that committed just before the caller asked, so a caller that
- * arrives during a read waits for the next one (which all callers arriving meanwhile share). Every
- * caller thus gets a version read after its call began, and under load a burst of requests costs
- * one query instead of one each.
+ * Reads the site and settings versions for one engine: one read of two rows by primary key,
+ * compiled once. Concurrent callers share a read, but only one that starts after they asked: a
+ * read already under way may have begun before a write that committed just before the caller
+ * asked, so a caller that arrives during a read waits for the next one (which all callers arriving
+ * meanwhile share). Every caller thus gets versions read after its call began, and under load a
+ * burst of requests costs one query instead of one each.
  */
 export class SiteVersionReader {
   private readonly query: CompiledQuery;
-  private running: Promise<string> | undefined;
-  private queued: Promise<string> | undefined;
+  private running: Promise<Versions> | undefined;
+  private queued: Promise<Versions> | undefined;
 
   constructor(private readonly db: Kysely<Database>) {
     this.query = db
       .selectFrom("content_versions")
-      .select("version")
-      .where("name", "=", siteVersionName)
+      .select(["name", "version"])
+      .where("name", "in", [siteVersionName, settingsVersionName])
       .compile();
   }
 
-  /** The version as text (a decimal integer); `none` on a database before migration 011. */
-  read(): Promise<string> {
+  /** Both versions, read after this call began. */
+  read(): Promise<Versions> {
     if (this.queued) return this.queued;
     if (!this.running) return this.start();
     const after = this.running;
@@ -148,17 +162,22 @@ export class SiteVersionReader {
     return this.queued;
   }
 
-  private startQueued(): Promise<string> {
+  private startQueued(): Promise<Versions> {
     this.queued = undefined;
     return this.start();
   }
 
-  private start(): Promise<string> {
+  private start(): Promise<Versions> {
     const running = this.db
-      .executeQuery<{ version: number | string | bigint }>(this.query)
+      .executeQuery<{ name: string; version: number | string | bigint }>(this.query)
       .then((result) => {
-        const row = result.rows[0];
-        return row === undefined ? "none" : String(row.version);
+        let site = "none";
+        let settings: string | undefined;
+        for (const row of result.rows) {
+          if (row.name === siteVersionName) site = String(row.version);
+          else settings = String(row.version);
+        }
+        return { site, settings: settings ?? `site ${site}` };
       })
       .finally(() => {
         if (this.running === running) this.running = undefined;

@@ -145,11 +145,12 @@ export interface SiteState {
 }
 
 /**
- * The site's settings as one engine keeps them, keyed by the site content version: each read asks
- * the version (one read of one row, shared by concurrent callers; db/site-version.ts) and keeps
- * the copy while it has not moved. Every settings write moves the version in its transaction, so
- * a write of this engine or of any other process on the same database is seen on the next read,
- * without a time to live. The engine's own writes also replace the copy when they commit.
+ * The site's settings as one engine keeps them, keyed by the settings version: each read asks the
+ * site and settings versions (one read of two rows, shared by concurrent callers;
+ * db/site-version.ts) and keeps the copy while the settings version has not moved. Every settings
+ * write moves it in its transaction, so a write of this engine or of any other process on the same
+ * database is seen on the next read, without a time to live; a post write moves only the site
+ * version and leaves the copy. The engine's own writes also replace the copy when they commit.
  * Concurrent readers of a stale copy share one query.
  */
 export class SettingsStore {
@@ -186,9 +187,10 @@ export class SettingsStore {
    * committing in between makes them newer, and moves the version the next reader sees).
    */
   async state(): Promise<SiteState> {
-    const version = await this.deps.siteVersion.read();
+    const versions = await this.deps.siteVersion.read();
+    const version = versions.settings;
     const cached = this.cached;
-    if (cached && cached.version === version) return { version, resolved: cached.resolved };
+    if (cached && cached.version === version) return { version: versions.site, resolved: cached.resolved };
     if (this.loading?.version !== version) {
       const promise = this.load(version);
       const loading = { version, promise };
@@ -198,12 +200,15 @@ export class SettingsStore {
       };
       promise.then(done, done);
     }
-    return { version, resolved: await (this.loading as { promise: Promise<ResolvedSettings> }).promise };
+    return {
+      version: versions.site,
+      resolved: await (this.loading as { promise: Promise<ResolvedSettings> }).promise,
+    };
   }
 
   /** Reads the store now, whatever the version, and keeps what it read. */
   async fresh(): Promise<ResolvedSettings> {
-    return this.load(await this.deps.siteVersion.read());
+    return this.load((await this.deps.siteVersion.read()).settings);
   }
 
   /**

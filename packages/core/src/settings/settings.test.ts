@@ -416,7 +416,7 @@ describe("settings in effect", () => {
     }
   });
 
-  it("reads the settings table again only when the site version moved", async () => {
+  it("reads the settings table again only when the settings version moved, not after a post write", async () => {
     const { engine, reopen, cleanup } = await createTestEngine();
     const base = await reopen();
     let settingsReads = 0;
@@ -438,9 +438,16 @@ describe("settings in effect", () => {
       expect(first).toBe(1);
       for (let i = 0; i < 5; i++) await other.siteSettings();
       expect(settingsReads).toBe(first);
-      // A write to content other than the settings moves the version too: one more read.
+      // A write to other content moves the site version, not the settings version: no read.
+      const before = await other.siteState();
       await engine.posts.create({ format: "note", bodyMarkdown: "Hello" });
+      const after = await other.siteState();
+      expect(after.version).not.toBe(before.version);
       await other.siteSettings();
+      expect(settingsReads).toBe(first);
+      // A settings write by another engine: one read, on the next call.
+      await engine.settings.update({ SITE_NAME: "Moved" });
+      expect((await other.siteSettings()).siteName).toBe("Moved");
       await other.siteSettings();
       expect(settingsReads).toBe(first + 1);
     } finally {

@@ -14,6 +14,7 @@ import * as sessions from "./012-sessions.js";
 import * as githubSync from "./013-github-sync.js";
 import * as telegram from "./014-telegram.js";
 import * as searchOutsideWrites from "./015-search-outside-writes.js";
+import * as settingsVersion from "./016-settings-version.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   "013-github-sync": githubSync,
   "014-telegram": telegram,
   "015-search-outside-writes": searchOutsideWrites,
+  "016-settings-version": settingsVersion,
 };
