@@ -132,7 +132,6 @@ export class WalCheckpointer {
       this.#failed = true;
       return;
     }
-    worker.unref();
     worker.on("message", (answer: { error?: string }) => {
       this.#pending = false;
       if (answer.error === undefined) this.checkpoints++;
@@ -141,6 +140,8 @@ export class WalCheckpointer {
     worker.on("exit", () => {
       if (!this.#closed) this.#fail();
     });
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
     this.#worker = worker;
     main.pragma("wal_autocheckpoint = 16384");
   }

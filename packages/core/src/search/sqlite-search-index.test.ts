@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -194,6 +195,32 @@ describe("SQLite search index beside the file", () => {
     await searchIndexOf(restored.db)?.caughtUp();
     expect(indexFile(file).keys).toEqual(await searchKeys(restored.db));
     expect(await found(restored.engine, "later")).toEqual([]);
+  });
+
+  it("never keeps a process alive: one that indexed and did not close its database still exits", () => {
+    const folder = mkdtempSync(join(tmpdir(), "quire-search-exit-"));
+    folders.push(folder);
+    const source = (path: string) => JSON.stringify(new URL(path, import.meta.url).pathname);
+    const script = join(folder, "script.mts");
+    writeFileSync(
+      script,
+      `import { openDatabase } from ${source("../db/open.ts")};
+import { createEngine } from ${source("../engine.ts")};
+import { searchIndexOf } from ${source("./sqlite-search-index.ts")};
+const db = await openDatabase({ url: ${JSON.stringify(join(folder, "site.db"))}, searchIndex: { afterRows: 1, intervalMs: 0 } });
+const engine = createEngine({ db });
+await engine.migrate();
+for (let n = 0; n < 20; n++) await engine.posts.create({ format: "note", bodyMarkdown: "Echidna " + n });
+await searchIndexOf(db)?.caughtUp();
+console.log(searchIndexOf(db)?.running ? "indexed" : "no thread");
+`,
+    );
+    const child = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", script], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(child.stdout.trim(), child.stderr).toBe("indexed");
+    expect(child.status).toBe(0);
   });
 
   it("without the index (searchIndex: false) every search scans, and finds the same", async () => {

@@ -204,8 +204,10 @@ export class SqliteSearchIndex {
   readonly #options: Required<SqliteSearchIndexOptions>;
   readonly indexFile: string;
   #reader: Connection | undefined;
+  readonly #statements = new Map<string, ReturnType<Connection["prepare"]>>();
   #worker: Worker | undefined;
   #failed = false;
+  #failedAt = 0;
   #closed = false;
   #pending = false;
   #lastAsked = 0;
@@ -242,22 +244,18 @@ export class SqliteSearchIndex {
    * through the index.
    */
   candidates(terms: readonly string[], window: number): Candidate[] {
-    const reader = this.#openReader();
     const contains = () => "and instr(s.search_text, ?) > 0";
     const indexed = terms.filter(isIndexable);
     const short = terms.filter((term) => !isIndexable(term));
     if (indexed.length === 0) {
-      return reader
-        .prepare(
-          `select s.id as seq, s.post_id, s.search_text from post_search s
+      return this.#statement(
+        `select s.id as seq, s.post_id, s.search_text from post_search s
            where 1 = 1 ${short.map(contains).join(" ")} order by s.id desc limit ${window}`,
-        )
-        .all(...short) as Candidate[];
+      ).all(...short) as Candidate[];
     }
     const phrase = indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(" ");
-    return reader
-      .prepare(
-        `select seq, post_id, search_text from (
+    return this.#statement(
+      `select seq, post_id, search_text from (
            select s.id as seq, s.post_id, s.search_text from post_search s
            where s.id > ${indexedThrough} ${terms.map(contains).join(" ")}
            order by s.id desc limit ${window})
@@ -268,14 +266,16 @@ export class SqliteSearchIndex {
            where f.rowid <= ${indexedThrough} ${short.map(contains).join(" ")}
            order by f.rowid desc limit ${window})
          order by seq desc limit ${window}`,
-      )
-      .all(...terms, phrase, ...short) as Candidate[];
+    ).all(...terms, phrase, ...short) as Candidate[];
   }
 
   /** Called after the engine's connection is released: a write may have added rows to index. */
   poke(): void {
-    if (this.#closed || this.#failed || this.#pending) return;
     const now = Date.now();
+    // A thread that failed (its connection could not open the file, say) is tried again after a
+    // while; meanwhile searches scan what it has not indexed.
+    if (this.#failed && !this.#closed && now - this.#failedAt >= retryAfterMs) this.#failed = false;
+    if (this.#closed || this.#failed || this.#pending) return;
     if (now - this.#lastAsked < this.#options.intervalMs) return;
     this.#lastAsked = now;
     try {
@@ -294,12 +294,14 @@ export class SqliteSearchIndex {
   async caughtUp(): Promise<void> {
     if (this.#closed) throw new Error("The search index is closed");
     const ticket = this.#ask(true);
+    this.#worker?.ref();
     await new Promise<void>((resolve, reject) => this.#waiters.push({ ticket, resolve, reject }));
   }
 
   /** Stops the thread and closes the reading connection; later pokes do nothing. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#statements.clear();
     this.#reader?.close();
     this.#reader = undefined;
     const worker = this.#worker;
@@ -315,11 +317,9 @@ export class SqliteSearchIndex {
 
   /** Rows above the index's mark (keys can have gaps, so at most this many). */
   #waiting(): number {
-    const row = this.#openReader()
-      .prepare(
-        `select coalesce((select seq from sqlite_sequence where name = 'post_search'), 0) - ${indexedThrough} as waiting`,
-      )
-      .get() as { waiting: number };
+    const row = this.#statement(
+      `select coalesce((select seq from sqlite_sequence where name = 'post_search'), 0) - ${indexedThrough} as waiting`,
+    ).get() as { waiting: number };
     return row.waiting;
   }
 
@@ -336,6 +336,21 @@ export class SqliteSearchIndex {
     this.#tickets += 1;
     worker.postMessage(this.#tickets);
     return this.#tickets;
+  }
+
+  /**
+   * A statement of the reading connection, prepared once per text: a text depends only on how many
+   * terms a query has and how many are short, so there are few.
+   */
+  #statement(source: string): ReturnType<Connection["prepare"]> {
+    const reader = this.#openReader();
+    let statement = this.#statements.get(source);
+    if (!statement) {
+      if (this.#statements.size >= 64) this.#statements.clear();
+      statement = reader.prepare(source);
+      this.#statements.set(source, statement);
+    }
+    return statement;
   }
 
   #openReader(): Connection {
@@ -374,7 +389,6 @@ export class SqliteSearchIndex {
       this.#fail();
       throw error;
     }
-    worker.unref();
     worker.on("message", (answer: { ticket: number; error?: string }) => {
       if (answer.ticket >= this.#tickets) this.#pending = false;
       this.#settle(answer.error === undefined ? undefined : new Error(answer.error), answer.ticket);
@@ -383,6 +397,9 @@ export class SqliteSearchIndex {
     worker.on("exit", () => {
       if (!this.#closed) this.#fail();
     });
+    // After the listeners: adding a 'message' listener refs the worker again. The thread never keeps
+    // the process alive by itself, only while someone awaits `caughtUp()`.
+    worker.unref();
     this.#worker = worker;
   }
 
@@ -390,6 +407,7 @@ export class SqliteSearchIndex {
   #settle(error?: Error, upTo = Number.POSITIVE_INFINITY): void {
     const waiters = this.#waiters.filter((waiter) => waiter.ticket <= upTo);
     this.#waiters = this.#waiters.filter((waiter) => waiter.ticket > upTo);
+    if (this.#waiters.length === 0) this.#worker?.unref();
     for (const waiter of waiters) {
       if (error) waiter.reject(error);
       else waiter.resolve();
@@ -398,6 +416,7 @@ export class SqliteSearchIndex {
 
   #fail(): void {
     this.#failed = true;
+    this.#failedAt = Date.now();
     this.#pending = false;
     this.#worker = undefined;
     this.#settle(new Error("The search index thread failed"));
@@ -433,6 +452,9 @@ function resetIfForeign(reader: Connection): void {
     throw error;
   }
 }
+
+/** How long after a failure the thread is started again. */
+const retryAfterMs = 5000;
 
 const indexes = new WeakMap<Kysely<any>, SqliteSearchIndex>();
 

@@ -131,8 +131,8 @@ describe("fold (spec § Fold)", () => {
     const small = await threadWith(7, "small");
     const { engine: counted, count } = countingEngine();
     // The site settings are read once and handed to each call, as the HTTP handler does, so only
-    // the list's own queries are counted (not the site version read, nor a settings read after
-    // the writes below moved it; docs/settings.md § Caching).
+    // the list's own queries are counted (not the version read, nor a settings read after a
+    // settings write; docs/settings.md § Caching).
     const settings = await counted.siteSettings();
     const readPage = async () => {
       count.queries = 0;
