@@ -439,7 +439,9 @@ function resetIfForeign(reader: Connection): void {
     .get() as { identity: number | null; seq: number; indexed_identity: number; through: number };
   if (check.identity === null) return;
   if (check.indexed_identity === check.identity && check.through <= check.seq) return;
-  reader.exec("begin immediate");
+  // A deferred transaction whose first statement writes the index file: `begin immediate` would
+  // take the site file's write lock too (it locks every attached file), which this never writes.
+  reader.exec("begin");
   try {
     reader.exec("insert into search.post_search_fts (post_search_fts) values ('delete-all')");
     reader
