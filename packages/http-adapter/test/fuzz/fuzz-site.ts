@@ -202,12 +202,17 @@ async function readPools(
 
 /** Every table of the site's database (later migrations' too); on PostgreSQL, of its own schema. */
 async function tablesOf(engine: Engine): Promise<string[]> {
+  // From the catalogue by schema name: Kysely's introspection reads every schema's tables and fails
+  // when a concurrent test file drops its schema meanwhile.
   const { db } = engine.context;
-  const all = await db.introspection.getTables();
-  const own = all.some((table) => table.schema)
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-    : undefined;
-  return all.filter((table) => table.schema === own).map((table) => table.name);
+  const rows =
+    engine.context.dialect.name === "postgres"
+      ? await sql<{ name: string }>`select c.relname as name from pg_catalog.pg_class c
+          join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master
+          where type = 'table' and name not like 'sqlite_%'`.execute(db);
+  return rows.rows.map((row) => row.name);
 }
 
 async function tableRows(engine: Engine, tables: string[]): Promise<Record<string, string[]>> {
