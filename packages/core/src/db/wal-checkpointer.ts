@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { stopWorker } from "../shared/stop-worker.js";
 
 /** What {@link WalCheckpointer} needs of the engine's own better-sqlite3 connection. */
 interface MainConnection {
@@ -113,12 +114,7 @@ export class WalCheckpointer {
     this.#closed = true;
     const worker = this.#worker;
     this.#worker = undefined;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    worker.postMessage("close");
-    const timer = setTimeout(() => void worker.terminate(), 5000);
-    await exited;
-    clearTimeout(timer);
+    if (worker) await stopWorker(worker);
   }
 
   #start(): void {

@@ -4,6 +4,7 @@ import type * as z from "zod";
 import { codeOf, openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
+import { tableNames } from "../testing/test-engine.js";
 import { insertPost, isPlainRoot, planCreate } from "./create-write.js";
 import { createPostInput } from "./post-schemas.js";
 
@@ -56,23 +57,6 @@ const editorDoc = {
   type: "doc",
   content: [{ type: "paragraph", content: [{ type: "text", text: "From the editor" }] }],
 };
-
-/**
- * The tables of the engine's own database (on PostgreSQL, its own schema). Read from the catalogue
- * by schema name rather than with Kysely's introspection, which reads every schema's tables and
- * fails when a concurrent test file drops its schema meanwhile.
- */
-async function tableNames(engine: Engine): Promise<string[]> {
-  const db = engine.context.db;
-  const rows =
-    engine.context.dialect.name === "postgres"
-      ? await sql<{ name: string }>`select c.relname as name from pg_catalog.pg_class c
-          join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db)
-      : await sql<{ name: string }>`select name from sqlite_master
-          where type = 'table' and name not like 'sqlite_%'`.execute(db);
-  return rows.rows.map((row) => row.name);
-}
 
 /** Every table's rows, with IDs replaced by stable labels, so two sites written alike compare equal. */
 async function snapshot(engine: Engine) {

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: works on any database shape
 import { Worker } from "node:worker_threads";
 import type { Kysely } from "kysely";
+import { stopWorker } from "../shared/stop-worker.js";
 import type { Candidate } from "./search-query.js";
 import { isIndexable } from "./search-text.js";
 
@@ -307,12 +308,7 @@ export class SqliteSearchIndex {
     const worker = this.#worker;
     this.#worker = undefined;
     this.#settle(new Error("The search index was closed"));
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    worker.postMessage("close");
-    const timer = setTimeout(() => void worker.terminate(), 5000);
-    await exited;
-    clearTimeout(timer);
+    if (worker) await stopWorker(worker);
   }
 
   /** Rows above the index's mark (keys can have gaps, so at most this many). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { openDatabase } from "../db/open.js";
 import type { Database } from "../db/schema.js";
 import type { EngineConfig, Links, SiteSettings } from "../deps.js";
@@ -98,4 +98,21 @@ export async function createTestEngine(
   });
   await engine.migrate();
   return { engine, clock, reopen, location, cleanup };
+}
+
+/**
+ * The tables of an engine's own database (on PostgreSQL, its own schema), SQLite's internal ones
+ * left out. Read from the catalogue by schema name rather than with Kysely's introspection, which
+ * reads every schema's tables and fails when a concurrent test file drops its schema meanwhile.
+ */
+export async function tableNames(engine: Engine): Promise<string[]> {
+  const db = engine.context.db;
+  const rows =
+    engine.context.dialect.name === "postgres"
+      ? await sql<{ name: string }>`select c.relname as name from pg_catalog.pg_class c
+          join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master
+          where type = 'table' and name not like 'sqlite_%'`.execute(db);
+  return rows.rows.map((row) => row.name);
 }

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Engine } from "@quire/core";
-import { createTestEngine } from "@quire/core/testing";
+import { createTestEngine, tableNames } from "@quire/core/testing";
 import { createFsStorage } from "@quire/storage-fs";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { createFileHandler, createHandler, type FetchHandler } from "../../src/index.js";
 
 /** The owner's token (the dev token, accepted from 127.0.0.1) and the internal admin token. */
@@ -58,7 +58,7 @@ export async function openFuzzSite(): Promise<FuzzSite> {
     // Small limits, so multipart sessions and size refusals come cheap.
     config: { uploadMaxBytes: 64 * 1024, uploadMultipartThreshold: 8 * 1024, uploadPartSize: 4 * 1024 },
   });
-  const tables = await tablesOf(engine);
+  const tables = await tableNames(engine);
   const rawBodies = new WeakMap<Request, Uint8Array>();
   const api = createHandler(engine, {
     devApiToken: ownerToken,
@@ -198,21 +198,6 @@ async function readPools(
     cursors,
     etags: parts.map((row) => row.etag),
   };
-}
-
-/** Every table of the site's database (later migrations' too); on PostgreSQL, of its own schema. */
-async function tablesOf(engine: Engine): Promise<string[]> {
-  // From the catalogue by schema name: Kysely's introspection reads every schema's tables and fails
-  // when a concurrent test file drops its schema meanwhile.
-  const { db } = engine.context;
-  const rows =
-    engine.context.dialect.name === "postgres"
-      ? await sql<{ name: string }>`select c.relname as name from pg_catalog.pg_class c
-          join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db)
-      : await sql<{ name: string }>`select name from sqlite_master
-          where type = 'table' and name not like 'sqlite_%'`.execute(db);
-  return rows.rows.map((row) => row.name);
 }
 
 async function tableRows(engine: Engine, tables: string[]): Promise<Record<string, string[]>> {
