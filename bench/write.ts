@@ -1,10 +1,11 @@
 /**
- * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500] [--only=create|bulk]
- * [--pg=on] [--cpu-prof] [--checkpoints=background|inline]`.
+ * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500]
+ * [--only=create|bulk|restore] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]`.
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
  * `engine.posts.create` one by one, then as many through the bulk path `engine.posts.createMany`
- * in batches of `--batch`, and prints posts/s for each, with the machine. `--cpu-prof` profiles each
+ * in batches of `--batch`, then restores the one-by-one site from its site archive into a fresh
+ * database (`importSiteArchive`, the restore path), and prints posts/s for each, with the machine. `--cpu-prof` profiles each
  * series with the inspector and prints the functions with the most self time (the profiles are saved
  * under bench/.data/). See bench/README.md § Write path.
  */
@@ -15,6 +16,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
+import { exportSiteArchive } from "../packages/core/src/export/export-archive.js";
+import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
+import { searchIndexOf } from "../packages/core/src/search/sqlite-search-index.js";
 import { benchArgs, postgresUrl } from "./bench-args.js";
 import { markdownBody, wordsFrom } from "./write-body.js";
 
@@ -22,7 +26,7 @@ const dataDir = new URL("./.data/", import.meta.url).pathname;
 const args = benchArgs();
 const postCount = Number(args.posts ?? 3000);
 const batchSize = Number(args.batch ?? 500);
-const only = args.only as "create" | "bulk" | undefined;
+const only = args.only as "create" | "bulk" | "restore" | undefined;
 const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
 /** SQLite's WAL checkpoints: in a worker thread (the default, db/wal-checkpointer.ts) or in the committing call. */
 const backgroundCheckpoints = args.checkpoints !== "inline";
@@ -153,19 +157,20 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
     for (let n = 0; n < 200; n++) await engine.posts.create(postInput(1_000_000 + n));
     // Made before the clock starts, as the bulk series' are: the figure is the engine's, not the body generator's.
     const inputs = Array.from({ length: postCount }, (_, n) => postInput(n));
-    results.push(
-      await timeSeries(
-        "create",
-        database,
-        async () => {
-          for (const input of inputs) await engine.posts.create(input);
-        },
-        postCount,
-      ),
+    const created = await timeSeries(
+      "create",
+      database,
+      async () => {
+        for (const input of inputs) await engine.posts.create(input);
+      },
+      postCount,
     );
+    if (only !== "restore") results.push(created);
+    if (only === undefined || only === "restore")
+      results.push(await timeRestore(engine, openEngine, database));
     await engine.close();
   }
-  if (only !== "create") {
+  if (only === undefined || only === "bulk") {
     const engine = await openEngine();
     await engine.posts.createMany({ posts: Array.from({ length: 200 }, (_, n) => postInput(2_000_000 + n)) });
     const offset = 3_000_000;
@@ -185,6 +190,59 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
     await engine.close();
   }
   return results;
+}
+
+/**
+ * The restore path: the site the one-by-one series wrote (its 200 warm-up posts and `--posts`
+ * creates), exported to a site archive in memory (untimed), then imported into a fresh database:
+ * once untimed, so the import runs on compiled code, then timed. Posts per second counts the
+ * archive's posts; the import writes every row the creates wrote (posts, addresses, search rows).
+ */
+async function timeRestore(
+  source: Engine,
+  openEngine: () => Promise<Engine>,
+  database: string,
+): Promise<Figures> {
+  // Held in memory as the export wrote it (64 KiB chunks), and read back chunk by chunk, as a file's stream would be.
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of exportSiteArchive(source)) chunks.push(chunk);
+  const archive = async function* () {
+    yield* chunks;
+  };
+  const posts = await source.context.db
+    .selectFrom("posts")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  const postsInArchive = Number(posts.n);
+  // The creates' search index thread finishes first, so it does not share the cores with the timed restore.
+  await searchIndexOf(source.context.db)?.caughtUp();
+  const warm = await openEngine();
+  await importSiteArchive(warm, archive());
+  await searchIndexOf(warm.context.db)?.caughtUp();
+  await warm.close();
+  const target = await openEngine();
+  try {
+    const figures = await timeSeries(
+      "restore",
+      database,
+      async () => {
+        await importSiteArchive(target, archive());
+      },
+      postsInArchive,
+    );
+    // Search is exact at once (rows not yet indexed are scanned); the index thread then reads them.
+    const index = searchIndexOf(target.context.db);
+    if (index) {
+      const started = performance.now();
+      await index.caughtUp();
+      console.log(
+        `${database} restore: the search index thread then indexed the restored posts in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+      );
+    }
+    return figures;
+  } finally {
+    await target.close();
+  }
 }
 
 const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()
@@ -242,8 +300,14 @@ console.log(
 );
 for (const row of results) {
   console.log(
-    `| ${row.database} | ${row.series === "create" ? "`posts.create` one by one" : `\`posts.createMany\` × ${batchSize}`} | ${row.posts} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.cpuSeconds.toFixed(2)} | ${Math.round(row.perCpuSecond)} |`,
+    `| ${row.database} | ${seriesName(row.series)} | ${row.posts} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.cpuSeconds.toFixed(2)} | ${Math.round(row.perCpuSecond)} |`,
   );
 }
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(`${dataDir}write-results.json`, `${JSON.stringify({ machine, results }, null, 2)}\n`);
+
+function seriesName(series: string): string {
+  if (series === "create") return "`posts.create` one by one";
+  if (series === "restore") return "restore (`importSiteArchive` of the one-by-one site)";
+  return `\`posts.createMany\` × ${batchSize}`;
+}

@@ -1,6 +1,8 @@
 import { type Kysely, type KyselyPlugin, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
+import { exportSiteArchive } from "../export/export-archive.js";
+import { importSiteArchive } from "../export/import-archive.js";
 import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
 import type { Database } from "./schema.js";
 import { SiteVersionReader, tablesWithoutSiteVersion, tablesWithSiteVersion } from "./site-version.js";
@@ -35,6 +37,26 @@ async function triggeredTables(db: Kysely<Database>): Promise<string[]> {
       : await sql<{ name: string }>`select distinct tbl_name as name from sqlite_master
           where type = 'trigger' and sql like '%name = ''site''%'`.execute(db);
   return rows.rows.map((row) => row.name).sort();
+}
+
+/** Every counter of `content_versions` but the search index's identity. */
+async function counters(db: Kysely<Database>): Promise<Record<string, bigint>> {
+  const rows = await db.selectFrom("content_versions").select(["name", "version"]).execute();
+  return Object.fromEntries(
+    rows.filter((row) => row.name !== "search_identity").map((row) => [row.name, BigInt(row.version)]),
+  );
+}
+
+/** The triggers that move the counters, with their definitions. */
+async function versionTriggers(db: Kysely<Database>): Promise<string[]> {
+  const rows =
+    testDatabaseKind() === "postgres"
+      ? await sql<{ definition: string }>`select pg_get_triggerdef(t.oid) as definition from pg_trigger t
+          join pg_class c on c.oid = t.tgrelid
+          where not t.tgisinternal and c.relnamespace = current_schema()::regnamespace`.execute(db)
+      : await sql<{ definition: string }>`select sql as definition from sqlite_master
+          where type = 'trigger' and sql like '%content_versions%'`.execute(db);
+  return rows.rows.map((row) => row.definition).sort();
 }
 
 describe("the site version", () => {
@@ -146,6 +168,63 @@ describe("the site version", () => {
     } finally {
       await db.destroy();
       await cleanup();
+    }
+  });
+
+  it("a restore moves each counter once and keeps its triggers; another engine sees the restored site at once", async () => {
+    const source = await createTestEngine();
+    const { engine, reopen, cleanup } = await createTestEngine();
+    const db = await reopen();
+    const other = createEngine({ db });
+    try {
+      await source.engine.settings.update({ SITE_LANGUAGE: "fr" });
+      for (const title of ["One", "Two", "Three"])
+        await source.engine.posts.create({ format: "note", title });
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of exportSiteArchive(source.engine)) chunks.push(chunk);
+      const archive = Buffer.concat(chunks);
+
+      // The other engine has read, and keeps, the empty site's settings and Threads.
+      expect((await other.siteSettings()).siteLanguage).toBe("en");
+      expect((await other.threads.list({})).threads).toEqual([]);
+      const triggers = await versionTriggers(db);
+      expect(triggers.length).toBeGreaterThan(20);
+      const before = await counters(db);
+
+      await importSiteArchive(engine, archive);
+      const after = await counters(db);
+      for (const name of ["site", "threads", "settings"]) {
+        expect(after[name], name).toBeGreaterThan(before[name] ?? Number.POSITIVE_INFINITY);
+      }
+      // SQLite's row triggers were set aside for the restore: one move each, not one per row.
+      if (testDatabaseKind() === "sqlite") {
+        expect(after).toEqual({
+          site: (before.site ?? 0n) + 1n,
+          threads: (before.threads ?? 0n) + 1n,
+          settings: (before.settings ?? 0n) + 1n,
+        });
+      }
+      expect(await versionTriggers(db)).toEqual(triggers);
+      expect((await other.siteSettings()).siteLanguage).toBe("fr");
+      expect((await other.threads.list({})).threads.map((thread) => thread.root.title).sort()).toEqual([
+        "One",
+        "Three",
+        "Two",
+      ]);
+      // The triggers are back: the next write moves the version again, row by row as before.
+      await other.posts.create({ format: "note", title: "After" });
+      expect((await counters(db)).site).toBeGreaterThan(after.site ?? Number.POSITIVE_INFINITY);
+
+      // A refused restore (a cut archive, forced over the site) leaves counters and triggers as they were.
+      const moved = await counters(db);
+      const cut = archive.subarray(0, Math.floor(archive.length / 2));
+      await expect(importSiteArchive(engine, cut, { force: true })).rejects.toThrow(/truncated|corrupt/);
+      expect(await counters(db)).toEqual(moved);
+      expect(await versionTriggers(db)).toEqual(triggers);
+    } finally {
+      await db.destroy();
+      await cleanup();
+      await source.cleanup();
     }
   });
 
