@@ -18,7 +18,7 @@ import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { exportSiteArchive } from "../packages/core/src/export/export-archive.js";
 import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
-import { searchIndexOf } from "../packages/core/src/search/sqlite-search-index.js";
+import { searchIndexOf } from "../packages/core/src/search/search-index-registry.js";
 import { benchArgs, postgresUrl } from "./bench-args.js";
 import { markdownBody, wordsFrom } from "./write-body.js";
 

@@ -12,4 +12,5 @@ export { type CachingSqliteDatabase, cachedStatements } from "./db/statement-cac
  * The search index a SQLite file opened by `openDatabase` keeps beside it (`caughtUp()` waits until
  * every committed post is indexed): see docs/search.md § SQLite: the index beside the file.
  */
-export { type SqliteSearchIndex, searchIndexOf } from "./search/sqlite-search-index.js";
+export { searchIndexOf } from "./search/search-index-registry.js";
+export type { SqliteSearchIndex } from "./search/sqlite-search-index.js";

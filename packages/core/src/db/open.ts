@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import { registerSearchIndex, SqliteSearchIndex } from "../search/sqlite-search-index.js";
+import { registerSearchIndex } from "../search/search-index-registry.js";
+import { SqliteSearchIndex } from "../search/sqlite-search-index.js";
 import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
 import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import { searchIndexOf } from "./sqlite-search-index.js";
+import { searchIndexOf } from "./search-index-registry.js";
 
 /**
  * How many matches a search ranks at most: the most recently written ones. Ranking every match of

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../engine.js";
 import { isEngineError } from "../errors.js";
 import { createTestEngine } from "../testing/test-engine.js";
+import { searchIndexOf } from "./search-index-registry.js";
 import { queryTerms, searchTextOf } from "./search-text.js";
-import { searchIndexOf } from "./sqlite-search-index.js";
 
 /**
  * One table of queries with the exact set of posts each must find, run unchanged on SQLite and on

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../db/open.js";
 import type { Database as Schema } from "../db/schema.js";
 import { createEngine, type Engine } from "../engine.js";
-import { searchIndexOf } from "./sqlite-search-index.js";
+import { searchIndexOf } from "./search-index-registry.js";
 
 const SQLite = createRequire(import.meta.url)("better-sqlite3") as typeof Database;
 
@@ -206,7 +206,7 @@ describe("SQLite search index beside the file", () => {
       script,
       `import { openDatabase } from ${source("../db/open.ts")};
 import { createEngine } from ${source("../engine.ts")};
-import { searchIndexOf } from ${source("./sqlite-search-index.ts")};
+import { searchIndexOf } from ${source("./search-index-registry.ts")};
 const db = await openDatabase({ url: ${JSON.stringify(join(folder, "site.db"))}, searchIndex: { afterRows: 1, intervalMs: 0 } });
 const engine = createEngine({ db });
 await engine.migrate();

@@ -1,6 +1,4 @@
-// biome-ignore-all lint/suspicious/noExplicitAny: works on any database shape
 import { Worker } from "node:worker_threads";
-import type { Kysely } from "kysely";
 import { stopWorker } from "../shared/stop-worker.js";
 import type { Candidate } from "./search-query.js";
 import { isIndexable } from "./search-text.js";
@@ -453,18 +451,3 @@ function resetIfForeign(reader: Connection): void {
 
 /** How long after a failure the thread is started again. */
 const retryAfterMs = 5000;
-
-const indexes = new WeakMap<Kysely<any>, SqliteSearchIndex>();
-
-/** Tells searches on `db` to use `index` (db/open.ts, for a SQLite file it opened). */
-export function registerSearchIndex(db: Kysely<any>, index: SqliteSearchIndex): void {
-  indexes.set(db, index);
-}
-
-/**
- * The search index kept beside `db`'s file, if `db` was opened by `openDatabase` on a SQLite file
- * (transactions of it included: they share the root instance's index).
- */
-export function searchIndexOf(db: Kysely<any>): SqliteSearchIndex | undefined {
-  return indexes.get(db);
-}
