@@ -3,11 +3,11 @@
  * [--only=create|bulk|restore] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]`.
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
- * `engine.posts.create` one by one, then as many through the bulk path `engine.posts.createMany`
- * in batches of `--batch`, then restores the one-by-one site from its site archive into a fresh
- * database (`importSiteArchive`, the restore path), and prints posts/s for each, with the machine. `--cpu-prof` profiles each
- * series with the inspector and prints the functions with the most self time (the profiles are saved
- * under bench/.data/). See bench/README.md § Write path.
+ * `engine.posts.create` one by one, restores that site from its site archive into a fresh database
+ * (`importSiteArchive`, the restore path), then creates as many through the bulk path
+ * `engine.posts.createMany` in batches of `--batch`, and prints posts/s for each, with the machine.
+ * `--cpu-prof` profiles each series with the inspector and prints the functions with the most self
+ * time (the profiles are saved under bench/.data/). See bench/README.md § Write path.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
