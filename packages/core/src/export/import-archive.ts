@@ -157,7 +157,10 @@ export async function importSiteArchive(
  * Multi-row inserts of archive rows, built and compiled by Kysely once per shape (table, columns,
  * number of rows) and run again with each batch's values: a restore writes hundreds of batches of a
  * few shapes, and Kysely's values parser and compiler took a tenth of its time when every batch was
- * built anew. A batch whose rows do not all name the same columns is built as it comes.
+ * built anew. A batch whose rows do not all name the same columns, in the same order, is built
+ * as it comes (so a column only a later row names reaches the database, which refuses it). Not
+ * `compiled()` (db/compiled.ts): that serves statements of one shape declared in code, and these
+ * shapes come from the archive.
  */
 class RowInserts {
   readonly #compiled = new Map<string, string>();

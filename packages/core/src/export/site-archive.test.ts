@@ -308,6 +308,33 @@ describe("the site archive", () => {
     expect(await readAll(target.engine, ids)).toEqual(await readAll(source.engine, ids));
   });
 
+  it("restores rows whose columns come in another order or leave one out (a hand-edited archive) as the export's own", async () => {
+    const source = await sqliteSite();
+    const ids = await seed(source.engine);
+    const archive = new TextDecoder().decode(await bytesOf(exportSiteArchive(source.engine)));
+    let edited = 0;
+    const lines = archive.split("\n").map((line) => {
+      if (!line.startsWith('{"table":"posts"')) return line;
+      const parsed = JSON.parse(line) as { table: string; row: Record<string, unknown> };
+      edited += 1;
+      // The second row without a column that has a default (its value is the default), every
+      // fourth row with its columns reversed; the first as exported, so it sets the batch's columns.
+      const entries = Object.entries(parsed.row);
+      const row =
+        edited === 2
+          ? Object.fromEntries(entries.filter(([column]) => column !== "preview_kind"))
+          : Object.fromEntries(edited % 4 === 0 ? entries.reverse() : entries);
+      return JSON.stringify({ table: parsed.table, row });
+    });
+    expect(edited).toBeGreaterThan(2);
+    const first = JSON.parse(archive.split("\n").find((line) => line.startsWith('{"table":"posts"')) ?? "{}");
+    expect(first.row.preview_kind).toBeNull();
+
+    const target = await runSite();
+    await importSiteArchive(target.engine, once(new TextEncoder().encode(lines.join("\n"))));
+    expect(await readAll(target.engine, ids)).toEqual(await readAll(source.engine, ids));
+  });
+
   it.each([
     ["the run's database", runSite],
     ["a SQLite file", sqliteSite],
@@ -394,6 +421,15 @@ describe("the site archive", () => {
         [
           "a row the database refuses",
           lines.map((line, i) => (i === 3 ? line.replace('"row":{', '"row":{"nope":1,') : line)),
+        ],
+        [
+          // Not the first row of its batch: the batch's statement is shaped by the first row's columns.
+          "a later row naming a column the rows before it do not",
+          lines.map((line, i) =>
+            i === lines.findIndex((l) => l.startsWith('{"table":"posts"')) + 1
+              ? line.replace('"row":{', '"row":{"nope":1,')
+              : line,
+          ),
         ],
         [
           "a file no record names",
