@@ -130,8 +130,9 @@ export async function createSiteVersionFunction(db: Kysely<any>): Promise<void> 
  *   back with the rows. No other writer runs meanwhile (the transaction holds the file's one write
  *   lock from its start, db/sqlite-dialect.ts); readers on other connections see the old schema
  *   and rows until the commit, and prepare their statements again after it.
- * - PostgreSQL's triggers already queue one event per transaction (see
- *   {@link addSiteVersionTriggers}): `write` runs as it is.
+ * - PostgreSQL's triggers fire once per transaction (the site version, see
+ *   {@link addSiteVersionTriggers}) or once per statement (the Thread and settings versions), not
+ *   per row: `write` runs as it is.
  */
 export async function withOneCounterMove<T>(
   trx: Kysely<any>,
