@@ -3,12 +3,14 @@ import { resolve } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { registerSearchIndex } from "../search/search-index-registry.js";
 import { SqliteSearchIndex } from "../search/sqlite-search-index.js";
+import { registerChangeProbe } from "./change-probe.js";
 import { defaultNamedStatementsPerConnection, namedStatements } from "./pg-named.js";
 import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
 import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
+import { WalIndexProbe } from "./wal-index-probe.js";
 
 /** Options for {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -61,7 +63,7 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   const { default: SQLite } = await import("better-sqlite3");
   const filename = options.url.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
   const sqlite = new SQLite(filename);
-  sqlite.pragma("journal_mode = WAL");
+  const wal = sqlite.pragma("journal_mode = WAL", { simple: true }) === "wal";
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
@@ -93,11 +95,15 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   });
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
   // are also closed here for a database destroyed before its first query (closing twice is a no-op).
+  // What lets the site version be known unchanged without a query (db/wal-index-probe.ts).
+  const probe = onDisk && wal ? new WalIndexProbe(resolve(filename)) : undefined;
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
+    probe?.close();
     await destroy();
     await Promise.all(helpers.map((helper) => helper.close()));
   };
+  if (probe) registerChangeProbe(db, probe);
   if (searchIndex) {
     searchIndex.open();
     registerSearchIndex(db, searchIndex);

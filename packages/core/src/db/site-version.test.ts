@@ -4,8 +4,10 @@ import { createEngine } from "../engine.js";
 import { exportSiteArchive } from "../export/export-archive.js";
 import { importSiteArchive } from "../export/import-archive.js";
 import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
+import { changeProbeOf } from "./change-probe.js";
 import type { Database } from "./schema.js";
 import { SiteVersionReader, tablesWithoutSiteVersion, tablesWithSiteVersion } from "./site-version.js";
+import { WalIndexProbe } from "./wal-index-probe.js";
 
 async function siteVersion(db: Kysely<Database>): Promise<bigint> {
   const row = await db
@@ -253,5 +255,70 @@ describe("the site version", () => {
       await base.destroy();
       await cleanup();
     }
+  });
+});
+
+describe("the site version without a query (the change probe)", () => {
+  it("answers from the last read while nothing is committed, and sees at once every commit of another connection, engine or process", async () => {
+    const { engine, reopen, cleanup } = await createTestEngine();
+    const own = await reopen();
+    const otherDb = await reopen();
+    const other = createEngine({ db: otherDb });
+    const reader = new SiteVersionReader(own);
+    const current = async () => {
+      const rows = await otherDb.selectFrom("content_versions").select(["name", "version"]).execute();
+      const version = (name: string) => String(rows.find((row) => row.name === name)?.version);
+      return { site: version("site"), settings: version("settings") };
+    };
+    try {
+      const sqlite = testDatabaseKind() === "sqlite";
+      expect(changeProbeOf(own) !== undefined).toBe(sqlite);
+      expect(await reader.read()).toEqual(await current());
+      const first = reader.queries;
+      // Nothing committed: on a SQLite file no query is made; elsewhere each read makes its own.
+      expect(await reader.read()).toEqual(await current());
+      expect(await reader.read()).toEqual(await current());
+      expect(reader.queries).toBe(sqlite ? first : first + 2);
+
+      // Every kind of commit, each read right after it: a post by another engine, the settings by
+      // the engine on the first handle, a reply, a delete, a raw statement on a connection of its own.
+      const writes: (() => Promise<unknown>)[] = [
+        () => other.posts.create({ format: "note", title: "By the other engine" }),
+        async () => engine.settings.update({ SITE_NAME: `Renamed ${(await reader.read()).settings}` }),
+        async () => {
+          const root = await other.posts.create({ format: "note", title: "Root" });
+          await engine.posts.create({ format: "note", replyToId: root.id, bodyMarkdown: "A reply" });
+        },
+        async () => {
+          const doomed = await engine.posts.create({ format: "note", title: "Doomed" });
+          await other.posts.delete({ id: doomed.id });
+        },
+        async () => {
+          const raw = await reopen();
+          await sql`update content_versions set version = version + 1 where name = 'site'`.execute(raw);
+          await raw.destroy();
+        },
+      ];
+      for (let round = 0; round < 3; round++) {
+        for (const write of writes) {
+          const before = await reader.read();
+          await write();
+          const after = await reader.read();
+          expect(after).toEqual(await current());
+          expect(after).not.toEqual(before);
+        }
+      }
+    } finally {
+      await own.destroy();
+      await other.close();
+      await cleanup();
+    }
+  });
+
+  it("a probe that cannot read the wal-index vouches for nothing", () => {
+    const probe = new WalIndexProbe("/nonexistent/quire.db");
+    expect(probe.mark()).toBeUndefined();
+    expect(probe.unchangedSince(new Uint8Array(48))).toBe(false);
+    probe.close();
   });
 });

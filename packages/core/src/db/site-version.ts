@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the triggers are created on a database of any shape
 import { type CompiledQuery, type Kysely, sql } from "kysely";
+import { type ChangeProbe, changeProbeOf } from "./change-probe.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -181,13 +182,23 @@ export interface Versions {
  * asked, so a caller that arrives during a read waits for the next one (which all callers arriving
  * meanwhile share). Every caller thus gets versions read after its call began, and under load a
  * burst of requests costs one query instead of one each.
+ *
+ * On a database with a change probe (a SQLite file opened by `openDatabase`: its wal-index header,
+ * db/wal-index-probe.ts), a call made when nothing has been committed since the last read began
+ * gets that read's versions without a query: they are still the database's.
  */
 export class SiteVersionReader {
   private readonly query: CompiledQuery;
   private running: Promise<Versions> | undefined;
   private queued: Promise<Versions> | undefined;
+  private readonly probe: ChangeProbe | undefined;
+  /** The last read's versions, and the probe's mark taken before it began. */
+  private last: { mark: Uint8Array; versions: Promise<Versions> } | undefined;
+  /** Queries made so far (the rest were answered by the probe or shared). */
+  queries = 0;
 
   constructor(private readonly db: Kysely<Database>) {
+    this.probe = changeProbeOf(db);
     this.query = db
       .selectFrom("content_versions")
       .select(["name", "version"])
@@ -197,6 +208,7 @@ export class SiteVersionReader {
 
   /** Both versions, read after this call began. */
   read(): Promise<Versions> {
+    if (this.last && this.probe?.unchangedSince(this.last.mark)) return this.last.versions;
     if (this.queued) return this.queued;
     if (!this.running) return this.start();
     const after = this.running;
@@ -213,6 +225,10 @@ export class SiteVersionReader {
   }
 
   private start(): Promise<Versions> {
+    // Taken before the query: a commit after it changes the header, so the mark never vouches for
+    // versions older than the database's.
+    const mark = this.probe?.mark();
+    this.queries += 1;
     const running = this.db
       .executeQuery<{ name: string; version: number | string | bigint }>(this.query)
       .then((result) => {
@@ -222,7 +238,9 @@ export class SiteVersionReader {
           if (row.name === siteVersionName) site = String(row.version);
           else settings = String(row.version);
         }
-        return { site, settings: settings ?? `site ${site}` };
+        const versions = { site, settings: settings ?? `site ${site}` };
+        if (mark) this.last = { mark, versions: Promise.resolve(versions) };
+        return versions;
       })
       .finally(() => {
         if (this.running === running) this.running = undefined;
