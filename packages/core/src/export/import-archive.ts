@@ -157,11 +157,16 @@ export async function importSiteArchive(
  * Multi-row inserts of archive rows, built and compiled by Kysely once per shape (table, columns,
  * number of rows) and run again with each batch's values: a restore writes hundreds of batches of a
  * few shapes, and Kysely's values parser and compiler took a tenth of its time when every batch was
- * built anew. A batch whose rows do not all name the same columns, in the same order, is built
- * as it comes (so a column only a later row names reaches the database, which refuses it). Not
- * `compiled()` (db/compiled.ts): that serves statements of one shape declared in code, and these
- * shapes come from the archive.
+ * built anew. A batch whose rows do not all name the same columns in the same order (a hand-edited
+ * archive) is cut into runs of rows that do, each inserted alone: a multi-row insert names one list
+ * of columns, so a column a row leaves out would be written as NULL there (SQLite has no `DEFAULT`
+ * in a values list), where the row alone gets the column's default; and a column only a later row
+ * names reaches the database, which refuses it if the table has no such column. Not `compiled()`
+ * (db/compiled.ts): that serves statements of one shape declared in code, and these shapes come
+ * from the archive.
  */
+const maxShapes = 64;
+
 class RowInserts {
   readonly #compiled = new Map<string, string>();
 
@@ -169,8 +174,19 @@ class RowInserts {
   constructor(private readonly db: Kysely<any>) {}
 
   async insert(table: string, rows: readonly Row[]): Promise<void> {
-    const columns = Object.keys(rows[0] ?? {});
-    if (columns.length === 0 || !rows.every((row) => namesExactly(row, columns))) {
+    let start = 0;
+    while (start < rows.length) {
+      const columns = Object.keys(rows[start] ?? {});
+      let end = start + 1;
+      while (end < rows.length && namesExactly(rows[end] as Row, columns)) end += 1;
+      await this.#insertRun(table, columns, rows.slice(start, end));
+      start = end;
+    }
+  }
+
+  /** Rows that all name `columns`, in that order, as one statement. */
+  async #insertRun(table: string, columns: readonly string[], rows: readonly Row[]): Promise<void> {
+    if (columns.length === 0) {
       await this.db.insertInto(table).values(rows).execute();
       return;
     }
@@ -186,7 +202,8 @@ class RowInserts {
       if (query.parameters.length !== rows.length * columns.length)
         throw new Error(`Unexpected parameters in the insert into ${table}`);
       text = query.sql;
-      this.#compiled.set(shape, text);
+      // An archive has a few shapes; a hand-edited one may have many, which are not all kept.
+      if (this.#compiled.size < maxShapes) this.#compiled.set(shape, text);
     }
     const values: unknown[] = [];
     for (const row of rows) for (const column of columns) values.push(row[column]);

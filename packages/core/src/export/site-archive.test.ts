@@ -308,25 +308,36 @@ describe("the site archive", () => {
     expect(await readAll(target.engine, ids)).toEqual(await readAll(source.engine, ids));
   });
 
-  it("restores rows whose columns come in another order or leave one out (a hand-edited archive) as the export's own", async () => {
+  it("restores rows whose columns come in another order or leave one out (a hand-edited archive) as the export's own, the left-out column taking its default", async () => {
     const source = await sqliteSite();
     const ids = await seed(source.engine);
     const archive = new TextDecoder().decode(await bytesOf(exportSiteArchive(source.engine)));
     let edited = 0;
+    let zeroLeftOut = false;
     const lines = archive.split("\n").map((line) => {
       if (!line.startsWith('{"table":"posts"')) return line;
       const parsed = JSON.parse(line) as { table: string; row: Record<string, unknown> };
       edited += 1;
-      // The second row without a column that has a default (its value is the default), every
-      // fourth row with its columns reversed; the first as exported, so it sets the batch's columns.
+      // The second row without a column whose default is NULL, the third without one whose default
+      // is 0 (NOT NULL: written as NULL in a multi-row insert, it would be refused), each time with
+      // the default as its value; every fourth row with its columns reversed; the first as
+      // exported, so it sets the batch's columns.
       const entries = Object.entries(parsed.row);
-      const row =
+      const leftOut =
         edited === 2
-          ? Object.fromEntries(entries.filter(([column]) => column !== "preview_kind"))
-          : Object.fromEntries(edited % 4 === 0 ? entries.reverse() : entries);
+          ? "preview_kind"
+          : edited > 2 && !zeroLeftOut && parsed.row.quiet_reply === 0
+            ? "quiet_reply"
+            : undefined;
+      if (leftOut === "quiet_reply") zeroLeftOut = true;
+      if (leftOut === "preview_kind") expect(parsed.row.preview_kind).toBeNull();
+      const row = leftOut
+        ? Object.fromEntries(entries.filter(([column]) => column !== leftOut))
+        : Object.fromEntries(edited % 4 === 0 ? entries.reverse() : entries);
       return JSON.stringify({ table: parsed.table, row });
     });
-    expect(edited).toBeGreaterThan(2);
+    expect(edited).toBeGreaterThan(4);
+    expect(zeroLeftOut).toBe(true);
     const first = JSON.parse(archive.split("\n").find((line) => line.startsWith('{"table":"posts"')) ?? "{}");
     expect(first.row.preview_kind).toBeNull();
 
