@@ -93,10 +93,10 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   const db = new Kysely<Database>({
     dialect: new FileSqliteDialect({ database, file: filename, helpers }),
   });
-  // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
-  // are also closed here for a database destroyed before its first query (closing twice is a no-op).
   // What lets the site version be known unchanged without a query (db/wal-index-probe.ts).
   const probe = onDisk && wal ? new WalIndexProbe(resolve(filename)) : undefined;
+  // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
+  // are also closed here for a database destroyed before its first query (closing twice is a no-op).
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     probe?.close();

@@ -13,7 +13,7 @@ const isInitOffset = 12;
  * Tells whether a SQLite file in WAL mode has had a commit since a mark, from its wal-index header:
  * one `pread` of 96 bytes of `<file>-shm`, against a query's read transaction (its shared locks on
  * the file and the read marks) — about a fifth of a cached public answer's time on the reference
- * server (docs/caching.md § The site version).
+ * server (docs/caching.md § Reading it).
  *
  * Why the header can be trusted (walformat.html § 2.1, wal.c): every commit rewrites it, with
  * `iChange` moved by one and `mxFrame` (the last committed frame) moved on; a commit is visible to

@@ -318,10 +318,10 @@ describe("the site archive", () => {
       if (!line.startsWith('{"table":"posts"')) return line;
       const parsed = JSON.parse(line) as { table: string; row: Record<string, unknown> };
       edited += 1;
-      // The second row without a column whose default is NULL, the third without one whose default
-      // is 0 (NOT NULL: written as NULL in a multi-row insert, it would be refused), each time with
-      // the default as its value; every fourth row with its columns reversed; the first as
-      // exported, so it sets the batch's columns.
+      // The second row without a column whose default is NULL, a later one without one whose
+      // default is 0 (NOT NULL: written as NULL in a multi-row insert, it would be refused), each
+      // time with the default as its value; every fourth row with its columns reversed; the first
+      // as exported, so it sets the batch's columns.
       const entries = Object.entries(parsed.row);
       const leftOut =
         edited === 2
