@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
@@ -93,8 +94,9 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   const db = new Kysely<Database>({
     dialect: new FileSqliteDialect({ database, file: filename, helpers }),
   });
-  // What lets the site version be known unchanged without a query (db/wal-index-probe.ts).
-  const probe = onDisk && wal ? new WalIndexProbe(resolve(filename)) : undefined;
+  // What lets the site version be known unchanged without a query (db/wal-index-probe.ts). SQLite
+  // keeps `-shm` beside the file a symbolic link points to, so the probe looks there too.
+  const probe = onDisk && wal ? new WalIndexProbe(realpathSync(resolve(filename))) : undefined;
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
   // are also closed here for a database destroyed before its first query (closing twice is a no-op).
   const destroy = db.destroy.bind(db);

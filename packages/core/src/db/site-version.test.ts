@@ -1,3 +1,6 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Kysely, type KyselyPlugin, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
@@ -5,6 +8,7 @@ import { exportSiteArchive } from "../export/export-archive.js";
 import { importSiteArchive } from "../export/import-archive.js";
 import { createTestEngine, testDatabaseKind } from "../testing/test-engine.js";
 import { changeProbeOf } from "./change-probe.js";
+import { openDatabase } from "./open.js";
 import type { Database } from "./schema.js";
 import { SiteVersionReader, tablesWithoutSiteVersion, tablesWithSiteVersion } from "./site-version.js";
 import { WalIndexProbe } from "./wal-index-probe.js";
@@ -314,6 +318,35 @@ describe("the site version without a query (the change probe)", () => {
       await cleanup();
     }
   });
+
+  it.skipIf(testDatabaseKind() !== "sqlite")(
+    "follows a database opened through a symbolic link to its real file's wal-index, not a stale one beside the link",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "quire-probe-"));
+      mkdirSync(join(dir, "real"));
+      mkdirSync(join(dir, "link"));
+      const real = join(dir, "real", "site.db");
+      const link = join(dir, "link", "site.db");
+      const first = await openDatabase({ url: real });
+      const engine = createEngine({ db: first });
+      await engine.migrate();
+      symlinkSync(real, link);
+      const viaLink = await openDatabase({ url: link });
+      try {
+        // A decoy beside the link: the real header as it is now, which no commit will ever change.
+        copyFileSync(`${real}-shm`, `${link}-shm`);
+        const reader = new SiteVersionReader(viaLink);
+        const before = await reader.read();
+        await engine.posts.create({ format: "note", title: "Seen through the link" });
+        const after = await reader.read();
+        expect(Number(after.site)).toBeGreaterThan(Number(before.site));
+      } finally {
+        await viaLink.destroy();
+        await engine.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("a probe that cannot read the wal-index vouches for nothing", () => {
     const probe = new WalIndexProbe("/nonexistent/quire.db");

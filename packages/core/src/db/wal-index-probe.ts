@@ -21,7 +21,9 @@ const isInitOffset = 12;
  * writes the second copy, then the first; a reader that finds both copies equal to its mark knows
  * no commit ran in between (a header caught mid-write differs from the mark in at least one copy).
  * Checkpoints write the checkpoint information after the header, not the header. The `-shm` file
- * lives as long as any connection to the database does, and this probe's own engine holds one.
+ * lives as long as any connection to the database does, and this probe's own engine holds one. It
+ * lies beside the database's real file (SQLite follows symbolic links), so `databaseFile` must be
+ * that real path: a `-shm` beside a link would be no one's, and never change.
  * The format is SQLite's, fixed by the SQLite that better-sqlite3 bundles; `db/site-version.test.ts`
  * checks, through two connections, that every commit is seen.
  *
