@@ -95,8 +95,9 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
     dialect: new FileSqliteDialect({ database, file: filename, helpers }),
   });
   // What lets the site version be known unchanged without a query (db/wal-index-probe.ts). SQLite
-  // keeps `-shm` beside the file a symbolic link points to, so the probe looks there too.
-  const probe = onDisk && wal ? new WalIndexProbe(realpathSync(resolve(filename))) : undefined;
+  // keeps `-shm` beside the file a symbolic link points to, so the probe looks there too; a path
+  // that cannot be resolved gets no probe (the version is then read every time).
+  const probe = onDisk && wal ? walIndexProbe(filename) : undefined;
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
   // are also closed here for a database destroyed before its first query (closing twice is a no-op).
   const destroy = db.destroy.bind(db);
@@ -136,6 +137,14 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
     });
   }
   return db;
+}
+
+function walIndexProbe(filename: string): WalIndexProbe | undefined {
+  try {
+    return new WalIndexProbe(realpathSync(resolve(filename)));
+  } catch {
+    return undefined;
+  }
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
