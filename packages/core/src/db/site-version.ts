@@ -194,8 +194,7 @@ export class SiteVersionReader {
   private readonly probe: ChangeProbe | undefined;
   /** The last read's versions, and the probe's mark taken before it began. */
   private last: { mark: Uint8Array; versions: Promise<Versions> } | undefined;
-  /** Queries made so far (the rest were answered by the probe or shared). */
-  queries = 0;
+  #queries = 0;
 
   constructor(private readonly db: Kysely<Database>) {
     this.probe = changeProbeOf(db);
@@ -204,6 +203,11 @@ export class SiteVersionReader {
       .select(["name", "version"])
       .where("name", "in", [siteVersionName, settingsVersionName])
       .compile();
+  }
+
+  /** Queries made so far (the other calls were answered by the probe or shared a read). */
+  get queries(): number {
+    return this.#queries;
   }
 
   /** Both versions, read after this call began. */
@@ -228,7 +232,7 @@ export class SiteVersionReader {
     // Taken before the query: a commit after it changes the header, so the mark never vouches for
     // versions older than the database's.
     const mark = this.probe?.mark();
-    this.queries += 1;
+    this.#queries += 1;
     const running = this.db
       .executeQuery<{ name: string; version: number | string | bigint }>(this.query)
       .then((result) => {

@@ -153,6 +153,9 @@ export async function importSiteArchive(
   }
 }
 
+/** Compiled insert texts kept per restore: an archive has a few shapes, a hand-edited one maybe many. */
+const maxShapes = 64;
+
 /**
  * Multi-row inserts of archive rows, built and compiled by Kysely once per shape (table, columns,
  * number of rows) and run again with each batch's values: a restore writes hundreds of batches of a
@@ -165,8 +168,6 @@ export async function importSiteArchive(
  * (db/compiled.ts): that serves statements of one shape declared in code, and these shapes come
  * from the archive.
  */
-const maxShapes = 64;
-
 class RowInserts {
   readonly #compiled = new Map<string, string>();
 
@@ -202,7 +203,6 @@ class RowInserts {
       if (query.parameters.length !== rows.length * columns.length)
         throw new Error(`Unexpected parameters in the insert into ${table}`);
       text = query.sql;
-      // An archive has a few shapes; a hand-edited one may have many, which are not all kept.
       if (this.#compiled.size < maxShapes) this.#compiled.set(shape, text);
     }
     const values: unknown[] = [];
