@@ -15,8 +15,27 @@ export interface FileSqliteDialectConfig extends SqliteDialectConfig {
    * closed with it: WAL checkpoints (db/wal-checkpointer.ts), the search index
    * (search/sqlite-search-index.ts).
    */
-  helpers?: readonly { poke(): void; close(): Promise<void> }[];
+  helpers?: readonly FileHelper[];
 }
+
+/** A thread working on the file beside the engine: see {@link FileSqliteDialectConfig.helpers}. */
+export interface FileHelper {
+  /** After each use of the connection. */
+  poke(): void;
+  /**
+   * Before the commit of a transaction that has run for {@link longTransactionMs} or more; the
+   * function returned, if any, runs once the commit is over.
+   */
+  beforeLongCommit?(): (() => void) | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * How long a transaction runs before its commit is treated as a large one (a restore, a bulk
+ * create): a post create's takes about a millisecond. Only the WAL checkpointer looks at it, to keep
+ * the checkpoint of a large commit off the engine's thread (db/wal-checkpointer.ts).
+ */
+export const longTransactionMs = 25;
 
 /**
  * Kysely's SQLite dialect for a database file that several engines may write at once (two server
@@ -44,6 +63,8 @@ export class FileSqliteDialect extends SqliteDialect {
     const file = this.#file;
     const helpers = this.#helpers;
     const released = new WeakMap<DatabaseConnection, () => void>();
+    // One connection (better-sqlite3 is synchronous): when its transaction began.
+    let begunAt = 0;
     return {
       init: () => inner.init(),
       acquireConnection: async () => {
@@ -59,8 +80,17 @@ export class FileSqliteDialect extends SqliteDialect {
       },
       beginTransaction: async (connection) => {
         await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+        begunAt = performance.now();
       },
-      commitTransaction: (connection) => inner.commitTransaction(connection),
+      commitTransaction: async (connection) => {
+        if (performance.now() - begunAt < longTransactionMs) return inner.commitTransaction(connection);
+        const after = helpers.map((helper) => helper.beforeLongCommit?.());
+        try {
+          await inner.commitTransaction(connection);
+        } finally {
+          for (const done of after) done?.();
+        }
+      },
       rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
       savepoint: (connection, name, compile) =>
         callOptional(inner.savepoint, inner, connection, name, compile),

@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
+import SQLite from "better-sqlite3";
+import { Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
 import { openDatabase } from "./open.js";
+import { FileSqliteDialect, longTransactionMs } from "./sqlite-dialect.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -88,6 +92,122 @@ describe("WAL checkpoints in a worker thread (SQLite file)", () => {
     await writePast(engine, file, 512 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(statSync(file).size).toBe(sizeAfterMigrations);
+    await db.destroy();
+  });
+});
+
+describe("a long transaction's commit (SQLite file)", () => {
+  /** A bare connection on a fresh WAL file with a scratch table, and a checkpointer for it. */
+  function bareFile(afterBytes: number) {
+    const folder = mkdtempSync(join(tmpdir(), "quire-wal-long-"));
+    folders.push(folder);
+    const file = join(folder, "bare.db");
+    const main = new SQLite(file);
+    main.pragma("journal_mode = WAL");
+    main.pragma("synchronous = NORMAL");
+    // A small page cache, so a long transaction spills its pages into the WAL before its commit.
+    main.pragma("cache_size = 64");
+    main.exec("create table scratch (n integer primary key, words text not null)");
+    main.pragma("wal_checkpoint(TRUNCATE)");
+    const checkpointer = new WalCheckpointer({
+      file,
+      driverPath: () => createRequire(import.meta.url).resolve("better-sqlite3"),
+      main,
+      afterBytes,
+      intervalMs: 10,
+    });
+    const insert = main.prepare("insert into scratch (words) values (?)");
+    /** A transaction that puts about `bytes` into the WAL, left open; returns the rows it wrote. */
+    const writeLong = (bytes: number) => {
+      main.exec("begin immediate");
+      let rows = 0;
+      for (let written = 0; written < bytes; written += 4000, rows++) insert.run("words ".repeat(666));
+      return rows;
+    };
+    return { file, main, checkpointer, writeLong };
+  }
+
+  it("leaves the copy into the database file to the thread, and puts SQLite's own checkpoint back", async () => {
+    const { file, main, checkpointer, writeLong } = bareFile(256 * 1024);
+    const sizeBefore = statSync(file).size;
+    const rows = writeLong(8 * 1024 * 1024);
+    const done = checkpointer.beforeLongCommit();
+    expect(done).toBeDefined();
+    expect(checkpointer.running).toBe(true);
+    expect(main.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+    main.exec("commit");
+    // Past 1,000 pages, SQLite would have copied the WAL into the file inside the commit (the
+    // counterpart below): nothing has reached the file, and the thread has not been asked yet.
+    expect(statSync(file).size).toBe(sizeBefore);
+    done?.();
+    // Put back as it was before the commit: the distant backstop the thread set when it started.
+    expect(main.pragma("wal_autocheckpoint", { simple: true })).toBe(16384);
+    await eventually(
+      () => checkpointer.checkpoints > 0 && statSync(file).size > sizeBefore + 4 * 1024 * 1024,
+    );
+    await checkpointer.close();
+    main.close();
+    // Every row reads back from the file alone, after a clean close.
+    const reopened = new SQLite(file);
+    expect(reopened.prepare("select count(*) as n from scratch").get()).toEqual({ n: rows });
+    reopened.close();
+  });
+
+  it("is checkpointed by the commit itself without the hook (the counterpart)", async () => {
+    const { file, main, checkpointer, writeLong } = bareFile(256 * 1024);
+    const sizeBefore = statSync(file).size;
+    writeLong(8 * 1024 * 1024);
+    main.exec("commit");
+    expect(statSync(file).size).toBeGreaterThan(sizeBefore + 4 * 1024 * 1024);
+    await checkpointer.close();
+    main.close();
+  });
+
+  it("does nothing while the WAL is small, or once the checkpointer is closed", async () => {
+    const { main, checkpointer, writeLong } = bareFile(64 * 1024 * 1024);
+    writeLong(1024 * 1024);
+    expect(checkpointer.beforeLongCommit()).toBeUndefined();
+    expect(checkpointer.running).toBe(false);
+    main.exec("commit");
+    await checkpointer.close();
+    writeLong(1024 * 1024);
+    expect(checkpointer.beforeLongCommit()).toBeUndefined();
+    main.exec("commit");
+    main.close();
+  });
+
+  it("is asked of the helpers by the SQLite dialect for a transaction that ran long, and only then", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "quire-wal-dialect-"));
+    folders.push(folder);
+    const file = join(folder, "site.db");
+    const calls: string[] = [];
+    const helper = {
+      poke() {},
+      beforeLongCommit() {
+        calls.push("before");
+        return () => calls.push("after");
+      },
+      async close() {},
+    };
+    const db = new Kysely<{ t: { n: number } }>({
+      dialect: new FileSqliteDialect({ database: new SQLite(file), file, helpers: [helper] }),
+    });
+    await sql`create table t (n integer)`.execute(db);
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("t").values({ n: 1 }).execute();
+    });
+    expect(calls).toEqual([]);
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("t").values({ n: 2 }).execute();
+      await new Promise((resolve) => setTimeout(resolve, longTransactionMs + 10));
+      expect(calls).toEqual([]);
+    });
+    expect(calls).toEqual(["before", "after"]);
+    // A short one after it asks nothing.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("t").values({ n: 3 }).execute();
+    });
+    expect(calls).toEqual(["before", "after"]);
     await db.destroy();
   });
 });
