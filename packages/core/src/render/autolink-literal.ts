@@ -263,18 +263,30 @@ export function autolinkLiteral(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
-const terminators = new Set([
+/** markdown-it's text terminators (its `isTerminatorChar`), as a table by character code. */
+const terminators = new Uint8Array(128);
+for (const c of [
   0x0a, 0x21, 0x23, 0x24, 0x25, 0x26, 0x2a, 0x2b, 0x2d, 0x3a, 0x3c, 0x3d, 0x3e, 0x40, 0x5b, 0x5c, 0x5d, 0x5e,
   0x5f, 0x60, 0x7b, 0x7d, 0x7e,
-]);
+])
+  terminators[c] = 1;
 
-/** markdown-it's `text` rule, also stopping where a literal may start. */
+/**
+ * markdown-it's `text` rule, also stopping where a literal may start. After an ASCII letter none
+ * can ({@link mayStartLiteral}: `www.` and a protocol need something else before them, an email
+ * address anything but atext), so the check is skipped there: this loop runs over nearly every
+ * character of a body.
+ */
 export function textUntilLiteral(state: StateInline, silent: boolean): boolean {
   const src = state.src;
   const max = state.posMax;
   let pos = state.pos;
-  while (pos < max && !terminators.has(src.charCodeAt(pos))) {
-    if (pos > state.pos && mayStartLiteral(src, pos, max)) break;
+  let afterLetter = true; // at `state.pos` itself no check is made
+  while (pos < max) {
+    const c = src.charCodeAt(pos);
+    if (c < 128 && terminators[c] === 1) break;
+    if (!afterLetter && mayStartLiteral(src, pos, max)) break;
+    afterLetter = isAsciiAlpha(c);
     pos++;
   }
   if (pos === state.pos) return false;
