@@ -146,12 +146,22 @@ export class WalCheckpointer {
       if (!this.#worker) return undefined;
     }
     const { main } = this.#options;
-    const previous = main.pragma("wal_autocheckpoint", { simple: true });
-    main.pragma("wal_autocheckpoint = 0");
+    let previous: number;
+    try {
+      previous = Number(main.pragma("wal_autocheckpoint", { simple: true }));
+      main.pragma("wal_autocheckpoint = 0");
+    } catch {
+      // Like a poke, this must never fail the commit it comes before: SQLite then checkpoints as usual.
+      return undefined;
+    }
     return () => {
       // A thread that failed meanwhile has set SQLite's default back itself.
       if (!this.#worker) return;
-      main.pragma(`wal_autocheckpoint = ${Number(previous)}`);
+      try {
+        main.pragma(`wal_autocheckpoint = ${previous}`);
+      } catch {
+        // The connection is closing; nothing is left to checkpoint from it.
+      }
       this.#ask();
     };
   }
