@@ -16,6 +16,8 @@ export interface FileSqliteDialectConfig extends SqliteDialectConfig {
    * (search/sqlite-search-index.ts).
    */
   helpers?: readonly FileHelper[];
+  /** How long a transaction runs before its commit counts as a long one (default {@link longTransactionMs}). */
+  longTransactionMs?: number;
 }
 
 /** A thread working on the file beside the engine: see {@link FileSqliteDialectConfig.helpers}. */
@@ -23,8 +25,8 @@ export interface FileHelper {
   /** After each use of the connection. */
   poke(): void;
   /**
-   * Before the commit of a transaction that has run for {@link longTransactionMs} or more; the
-   * function returned, if any, runs once the commit is over.
+   * Before the commit of a transaction that has run for {@link longTransactionMs} or more (or the
+   * dialect's own `longTransactionMs`); the function returned, if any, runs once the commit is over.
    */
   beforeLongCommit?(): (() => void) | undefined;
   close(): Promise<void>;
@@ -51,17 +53,20 @@ export const longTransactionMs = 25;
 export class FileSqliteDialect extends SqliteDialect {
   readonly #file: string | undefined;
   readonly #helpers: NonNullable<FileSqliteDialectConfig["helpers"]>;
+  readonly #longTransactionMs: number;
 
   constructor(config: FileSqliteDialectConfig) {
     super(config);
     this.#file = config.file === ":memory:" || config.file === "" ? undefined : resolve(config.file);
     this.#helpers = config.helpers ?? [];
+    this.#longTransactionMs = config.longTransactionMs ?? longTransactionMs;
   }
 
   override createDriver(): Driver {
     const inner = super.createDriver();
     const file = this.#file;
     const helpers = this.#helpers;
+    const longAfterMs = this.#longTransactionMs;
     const released = new WeakMap<DatabaseConnection, () => void>();
     // One connection (better-sqlite3 is synchronous): when its transaction began.
     let begunAt = 0;
@@ -83,7 +88,7 @@ export class FileSqliteDialect extends SqliteDialect {
         begunAt = performance.now();
       },
       commitTransaction: async (connection) => {
-        if (performance.now() - begunAt < longTransactionMs) return inner.commitTransaction(connection);
+        if (performance.now() - begunAt < longAfterMs) return inner.commitTransaction(connection);
         const after = helpers.map((helper) => helper.beforeLongCommit?.());
         try {
           await inner.commitTransaction(connection);
