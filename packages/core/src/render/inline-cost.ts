@@ -19,9 +19,16 @@ export function inlineCost(text: string, start = 0, end = text.length): InlineCo
   let previous = -1;
   for (let index = start; index < end; index++) {
     const code = text.charCodeAt(index);
-    if (code === 10 || (code === 13 && text.charCodeAt(index + 1) !== 10)) lines += 1;
-    else if (singleMarks.has(code) || startsLink(text, index, end)) marks += 1;
-    else if (runMarks.has(code) && code !== previous) {
+    // Most characters are none of the marks: one table lookup tells them apart.
+    const kind = code < 128 ? charKinds[code] : plain;
+    if (kind === plain) {
+      previous = code;
+      continue;
+    }
+    if (kind === lineEnd) {
+      if (code === 10 || text.charCodeAt(index + 1) !== 10) lines += 1;
+    } else if (kind === singleMark || (kind === linkStart && startsLink(text, index, end))) marks += 1;
+    else if (kind === runMark && code !== previous) {
       marks += 1;
       if (code === 96) ticks.push(readTick(text, index, start, end));
     }
@@ -37,18 +44,33 @@ export interface InlineCost {
   lineWork: number;
 }
 
+const plain = 0;
+const lineEnd = 1;
 /** `[`, `]`, `<`, `\`, `&`, `@`: each may start a construct. */
-const singleMarks = new Set([91, 93, 60, 92, 38, 64]);
-
+const singleMark = 2;
 /** `*`, `_`, `~`, backtick: a run of them is one construct at most. */
-const runMarks = new Set([42, 95, 126, 96]);
+const runMark = 3;
+/** `:` or `w` / `W`: where `://` or `www.` may start. */
+const linkStart = 4;
+
+/** The kind of each ASCII character; any other is plain. */
+const charKinds = new Uint8Array(128);
+charKinds[10] = lineEnd;
+charKinds[13] = lineEnd;
+for (const code of [91, 93, 60, 92, 38, 64]) charKinds[code] = singleMark;
+for (const code of [42, 95, 126, 96]) charKinds[code] = runMark;
+for (const code of [58, 119, 87]) charKinds[code] = linkStart;
 
 /** `://` or `www.` (any case): where GFM finds a bare link. */
 function startsLink(text: string, index: number, end: number): boolean {
   const code = text.charCodeAt(index);
   if (code === 58) return index + 2 < end && text.startsWith("//", index + 1);
   return (
-    (code === 119 || code === 87) && index + 3 < end && text.slice(index, index + 4).toLowerCase() === "www."
+    (code === 119 || code === 87) &&
+    index + 3 < end &&
+    (text.charCodeAt(index + 1) | 32) === 119 &&
+    (text.charCodeAt(index + 2) | 32) === 119 &&
+    text.charCodeAt(index + 3) === 46
   );
 }
 
