@@ -2,6 +2,7 @@ import type * as z from "zod";
 import type { Caller } from "./caller.js";
 import type { EngineContext } from "./deps.js";
 import { forbidden, invalidField, unauthorized, type ValidationDetails, validationError } from "./errors.js";
+import { extend } from "./shared/extend.js";
 import { isByteSource } from "./storage.js";
 
 /**
@@ -105,7 +106,7 @@ export async function execute<Input extends z.ZodType, Output>(
   checkAccess(operation.access, caller);
   const parsed = parseInput(operation.input, rawInput);
   return operation.run(
-    { ...context, links: options.links ?? context.links, caller, trailingInput: options.trailingInput },
+    extend(context, { links: options.links ?? context.links, caller, trailingInput: options.trailingInput }),
     parsed,
   );
 }
