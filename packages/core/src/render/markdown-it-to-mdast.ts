@@ -446,58 +446,41 @@ function isLoose(tokens: Token[], end: number): boolean {
 }
 
 function inlineTokensToMdast(tokens: Token[]): PhrasingContent[] {
-  const root: { children: PhrasingContent[] } = { children: [] };
-  const stack: Array<{ node: { children: PhrasingContent[] }; type: string; pair?: unknown }> = [
-    { node: root, type: "" },
-  ];
-  const add = (node: PhrasingContent) => {
-    const children = stack.at(-1)!.node.children;
-    const last = children.at(-1);
-    if (node.type === "text" && last?.type === "text") last.value += node.value;
-    else children.push(node);
-  };
-  const open = (node: PhrasingContent & { children: PhrasingContent[] }, token: Token) => {
-    add(node);
-    stack.push({ node, type: token.type.replace(/_open$/, ""), pair: token.meta });
-  };
-  const close = (token: Token) => {
-    const top = stack.at(-1)!;
-    if (stack.length === 1 || `${top.type}_close` !== token.type || top.pair !== token.meta)
-      throw routeToMicromark;
-    stack.pop();
-  };
+  // A class, not closures made on each call: the reference server runs the source through tsx,
+  // whose esbuild keeps function names with a `__name` call for every closure made.
+  const phrasing = new PhrasingTree();
   for (const token of tokens) {
     switch (token.type) {
       case "text":
-        if (token.content !== "") add({ type: "text", value: token.content });
+        if (token.content !== "") phrasing.add({ type: "text", value: token.content });
         break;
       case "softbreak": {
         // micromark drops spaces and tabs before a line ending; markdown-it only spaces.
-        const last = stack.at(-1)!.node.children.at(-1);
+        const last = phrasing.lastChild();
         if (last?.type === "text") last.value = last.value.replace(/[ \t]+$/, "");
-        add({ type: "text", value: "\n" });
+        phrasing.add({ type: "text", value: "\n" });
         break;
       }
       case "hardbreak":
-        add({ type: "break" });
+        phrasing.add({ type: "break" });
         break;
       case "code_inline":
-        add({ type: "inlineCode", value: codeSpanValue(token.content) });
+        phrasing.add({ type: "inlineCode", value: codeSpanValue(token.content) });
         break;
       case "html_inline":
-        add({ type: "html", value: token.content });
+        phrasing.add({ type: "html", value: token.content });
         break;
       case "em_open":
-        open({ type: "emphasis", children: [] }, token);
+        phrasing.open({ type: "emphasis", children: [] }, token);
         break;
       case "strong_open":
-        open({ type: "strong", children: [] }, token);
+        phrasing.open({ type: "strong", children: [] }, token);
         break;
       case "s_open":
-        open({ type: "delete", children: [] }, token);
+        phrasing.open({ type: "delete", children: [] }, token);
         break;
       case "link_open":
-        open(
+        phrasing.open(
           { type: "link", url: token.attrGet("href") ?? "", title: token.attrGet("title"), children: [] },
           token,
         );
@@ -506,19 +489,66 @@ function inlineTokensToMdast(tokens: Token[]): PhrasingContent[] {
       case "strong_close":
       case "s_close":
       case "link_close":
-        close(token);
+        phrasing.close(token);
         break;
       case "image": {
         const alt = mdastToString({ type: "paragraph", children: inlineTokensToMdast(token.children ?? []) });
-        add({ type: "image", url: token.attrGet("src") ?? "", title: token.attrGet("title"), alt });
+        phrasing.add({ type: "image", url: token.attrGet("src") ?? "", title: token.attrGet("title"), alt });
         break;
       }
       default:
         throw routeToMicromark;
     }
   }
-  if (stack.length !== 1) throw routeToMicromark;
-  return root.children;
+  return phrasing.finish();
+}
+
+/** The phrasing nodes of one inline token list, built as its tokens open and close them. */
+class PhrasingTree {
+  private readonly root: { children: PhrasingContent[] } = { children: [] };
+  private readonly stack: OpenPhrasing[] = [{ node: this.root, type: "" }];
+
+  /** Adds a node to the innermost open one, merging text into the text before it. */
+  add(node: PhrasingContent): void {
+    const children = this.innermost().node.children;
+    const last = children.at(-1);
+    if (node.type === "text" && last?.type === "text") last.value += node.value;
+    else children.push(node);
+  }
+
+  open(node: PhrasingContent & { children: PhrasingContent[] }, token: Token): void {
+    this.add(node);
+    this.stack.push({ node, type: token.type.replace(/_open$/, ""), pair: token.meta });
+  }
+
+  /** Closes the innermost node; a close that does not match it goes to micromark. */
+  close(token: Token): void {
+    const top = this.innermost();
+    if (this.stack.length === 1 || `${top.type}_close` !== token.type || top.pair !== token.meta)
+      throw routeToMicromark;
+    this.stack.pop();
+  }
+
+  lastChild(): PhrasingContent | undefined {
+    return this.innermost().node.children.at(-1);
+  }
+
+  /** The nodes built; any node left open goes to micromark. */
+  finish(): PhrasingContent[] {
+    if (this.stack.length !== 1) throw routeToMicromark;
+    return this.root.children;
+  }
+
+  private innermost(): OpenPhrasing {
+    return this.stack[this.stack.length - 1] as OpenPhrasing;
+  }
+}
+
+/** A node open in a {@link PhrasingTree}: its token type without `_open`, and the token's pairing mark. */
+interface OpenPhrasing {
+  node: { children: PhrasingContent[] };
+  type: string;
+  pair?: unknown;
 }
 
 /**
