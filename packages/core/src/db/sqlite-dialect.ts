@@ -73,7 +73,7 @@ export class FileSqliteDialect extends SqliteDialect {
     return {
       init: () => inner.init(),
       acquireConnection: async () => {
-        const release = file === undefined ? () => {} : await takeTurn(file);
+        const release = file === undefined ? noop : await takeTurn(file);
         try {
           const connection = await inner.acquireConnection();
           released.set(connection, release);
@@ -131,6 +131,12 @@ async function callOptional(
   await method.apply(inner, args);
 }
 
+/**
+ * Does nothing; one function made once. (A closure made per call would also cost a `__name` call
+ * each time under tsx, which keeps function names, as the reference server runs the source.)
+ */
+function noop(): void {}
+
 /** Each database file's queue in this process: its last turn and how many turns are taken or waiting. */
 const queues = new Map<string, { tail: Promise<void>; turns: number }>();
 
@@ -139,7 +145,7 @@ async function takeTurn(file: string): Promise<() => void> {
   const queue = queues.get(file) ?? { tail: Promise.resolve(), turns: 0 };
   queues.set(file, queue);
   const before = queue.tail;
-  let pass = () => {};
+  let pass = noop;
   queue.tail = new Promise<void>((resolve) => {
     pass = resolve;
   });
