@@ -6,12 +6,34 @@ import type { Definition, Parent, PhrasingContent, Root, RootContent } from "mda
  * `[^label]` (references) and `[^label]: …` (definitions, where they were written).
  */
 export function resolveReferences(tree: Root): void {
+  // Most bodies hold none of these: one walk without allocating tells, and leaves them as they are.
+  if (!holdsReferences(tree)) return;
   const definitions = collectDefinitions(tree);
   const pending: Parent[] = [tree];
   for (let parent = pending.pop(); parent; parent = pending.pop()) {
     parent.children = parent.children.flatMap((child) => resolve(child, definitions));
     for (const child of parent.children) if ("children" in child) pending.push(child);
   }
+}
+
+/** The node types {@link resolve} rewrites. */
+const referenceTypes = new Set([
+  "definition",
+  "linkReference",
+  "imageReference",
+  "footnoteReference",
+  "footnoteDefinition",
+]);
+
+function holdsReferences(tree: Root): boolean {
+  const pending: Parent[] = [tree];
+  for (let parent = pending.pop(); parent; parent = pending.pop()) {
+    for (const child of parent.children) {
+      if (referenceTypes.has(child.type)) return true;
+      if ("children" in child) pending.push(child);
+    }
+  }
+  return false;
 }
 
 function collectDefinitions(tree: Root): Map<string, Definition> {
