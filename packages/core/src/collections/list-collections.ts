@@ -1,4 +1,5 @@
 import { defineOperation } from "../operation.js";
+import { extend } from "../shared/extend.js";
 import type { SmartCollectionListItem } from "../smart-collections/summaries.js";
 import { smartCollectionSummaries } from "../smart-collections/summaries.js";
 import { collectionsListOutput } from "./collection-output.js";
@@ -54,11 +55,10 @@ export const listCollections = defineOperation({
     const collections: CollectionListItem[] = rows.map((row) => {
       const view = toCollectionView(row);
       const figure = figures.get(row.id);
-      return {
-        ...view,
+      return extend(view, {
         threadCount: figure ? Number(figure.thread_count) : 0,
         recentActivityAt: figure ? Number(figure.recent_activity_at) : view.updatedAt,
-      };
+      });
     });
     if (input.view === "compose") {
       collections.sort(

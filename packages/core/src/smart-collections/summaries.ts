@@ -1,5 +1,6 @@
 import type { Caller } from "../caller.js";
 import type { EngineContext } from "../deps.js";
+import { extend } from "../shared/extend.js";
 import { cachedByContentVersion } from "./figures-cache.js";
 import { selectionFilter } from "./selection.js";
 import { listSmartCollectionRows } from "./smart-collection-rows.js";
@@ -40,10 +41,9 @@ export async function smartCollectionSummaries(
   return rows.map((row, index) => {
     const item = toSmartCollection(row);
     const figure = figures[index];
-    return {
-      ...item,
+    return extend(item, {
       threadCount: figure?.count ?? 0,
       recentActivityAt: figure?.recentActivityAt ?? item.updatedAt,
-    };
+    });
   });
 }
