@@ -128,22 +128,35 @@ type NumberedReply = StoredPost & { rn: number; n: number };
 function foldOf(replies: NumberedReply[], root: PostRow): FoldRows {
   const count = Number(replies[0]?.n ?? 0);
   const shown = leadingCount + trailingCount;
-  const rows = (list: NumberedReply[]) => list.map((row) => asReplyRow(row, root));
   if (count <= shown) {
     return {
-      leading: rows(replies.slice(0, leadingCount)),
+      leading: replyRows(replies.slice(0, leadingCount), root),
       hidden: 0,
       gap: null,
-      trailing: rows(replies.slice(leadingCount)),
+      trailing: replyRows(replies.slice(leadingCount), root),
     };
   }
   const gap = replies.find((reply) => Number(reply.rn) === leadingCount + 1);
   return {
-    leading: rows(replies.filter((reply) => Number(reply.rn) <= leadingCount)),
+    leading: replyRows(
+      replies.filter((reply) => Number(reply.rn) <= leadingCount),
+      root,
+    ),
     hidden: count - shown,
     gap: gap ? asReplyRow(gap, root) : null,
-    trailing: rows(replies.filter((reply) => Number(reply.rn) > count - trailingCount)),
+    trailing: replyRows(
+      replies.filter((reply) => Number(reply.rn) > count - trailingCount),
+      root,
+    ),
   };
+}
+
+/**
+ * Reply rows completed with their Thread's values. A module function, not a closure made in
+ * foldOf for every root (docs/architecture.md § Hot paths in JavaScript).
+ */
+function replyRows(list: NumberedReply[], root: PostRow): PostRow[] {
+  return list.map((row) => asReplyRow(row, root));
 }
 
 function emptyFold(): FoldRows {

@@ -115,14 +115,10 @@ function toFoldView<Post>(
   view: (row: PostRow) => Post,
 ): FoldView<Post> {
   const lastLeading = fold.leading.at(-1);
-  const gap: GapView | null =
-    fold.gap && lastLeading
-      ? {
-          id: fold.gap.id,
-          slug: fold.gap.slug,
-          cursor: threadPostsCursor(lastLeading),
-          ...(kind === "reading" ? { permalink: permalinkOf(ctx, fold.gap) } : {}),
-        }
-      : null;
+  let gap: GapView | null = null;
+  if (fold.gap && lastLeading) {
+    gap = { id: fold.gap.id, slug: fold.gap.slug, cursor: threadPostsCursor(lastLeading) };
+    if (kind === "reading") gap.permalink = permalinkOf(ctx, fold.gap);
+  }
   return { leading: fold.leading.map(view), hidden: fold.hidden, gap, trailing: fold.trailing.map(view) };
 }
