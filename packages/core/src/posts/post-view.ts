@@ -59,11 +59,7 @@ export function toPostView(
   view.sourceName = row.source_name;
   view.sourceUrl = row.source_url;
   view.displayTitle = row.display_title;
-  addBodyFields(view, row, options, true);
-  view.quoteText = row.quote_text;
-  view.summary = row.summary;
-  view.rating = row.rating;
-  addThreadFields(view, row);
+  addContentFields(view, row, options, true);
   view.createdAt = row.created_at;
   view.updatedAt = row.updated_at;
   view.attachments = attachments.map((media) => toAttachmentView(ctx, media, { public: false }));
@@ -99,11 +95,7 @@ export function toPublicPostView(
     view.title = row.title;
   }
   if (row.format === "link") view.url = row.url;
-  addBodyFields(view, row, options, false);
-  view.quoteText = row.quote_text;
-  view.summary = row.summary;
-  view.rating = row.rating;
-  addThreadFields(view, row);
+  addContentFields(view, row, options, false);
   view.previewKind = row.preview_kind;
   view.previewProvider = row.preview_provider;
   view.previewImageUrl = row.preview_image_url;
@@ -119,7 +111,8 @@ export function permalinkOf(ctx: EngineContext, row: Pick<PostRow, "slug" | "per
   return `${ctx.settings.sitePathPrefix}${row.permalink_path ?? `/${row.slug}`}`;
 }
 
-function addBodyFields(
+/** The keys both views share after the format's own: the body, quote, summary, rating and Thread fields. */
+function addContentFields(
   view: Record<string, unknown>,
   row: PostRow,
   options: ViewOptions,
@@ -127,14 +120,14 @@ function addBodyFields(
 ): void {
   if (options.content === "markdown") {
     view.bodyMarkdown = row.body_markdown;
-    return;
+  } else {
+    if (withEditorBody) view.body = row.body;
+    view.bodyHtml = row.body_html;
+    view.bodyText = row.body_text;
   }
-  if (withEditorBody) view.body = row.body;
-  view.bodyHtml = row.body_html;
-  view.bodyText = row.body_text;
-}
-
-function addThreadFields(view: Record<string, unknown>, row: PostRow): void {
+  view.quoteText = row.quote_text;
+  view.summary = row.summary;
+  view.rating = row.rating;
   const isRoot = row.id === row.thread_id;
   view.replyToId = row.reply_to_id;
   view.threadId = row.thread_id;
