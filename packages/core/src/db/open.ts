@@ -10,6 +10,7 @@ import { registerReadSnapshot } from "./read-snapshot.js";
 import type { Database } from "./schema.js";
 import { FileSqliteDialect } from "./sqlite-dialect.js";
 import { cachedStatements, defaultStatementCacheSize } from "./statement-cache.js";
+import { registerVersionConnection, VersionConnection } from "./version-connection.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { WalIndexProbe } from "./wal-index-probe.js";
 
@@ -19,7 +20,10 @@ export interface OpenDatabaseOptions {
   url: string;
   /** PostgreSQL only: the schema to use (one schema per site); created when missing. */
   schema?: string;
-  /** PostgreSQL only: pool size (default 10). */
+  /**
+   * PostgreSQL only: pool size (default 10). One more connection, outside the pool, serves the
+   * site version read every request makes (db/version-connection.ts).
+   */
   poolSize?: number;
   /** PostgreSQL only: hears about idle connections the server dropped (the pool replaces them). */
   onError?: (error: Error) => void;
@@ -161,12 +165,12 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
     throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
   }
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: options.url,
-    max: options.poolSize ?? 10,
     types,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // An idle client the server drops (restart, idle timeout) is only discarded by the pool; without
   // a listener the 'error' event would crash the process.
   const onError = options.onError ?? (() => {});
@@ -180,5 +184,19 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
   if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const perConnection = options.statementCacheSize ?? defaultNamedStatementsPerConnection;
   const prepared = perConnection > 0 ? namedStatements(pool, { maxPerConnection: perConnection }) : pool;
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared }) });
+  // The site version read, which every request makes, on a connection of its own
+  // (db/version-connection.ts); opened at the first read, closed with the pool.
+  const versions = new VersionConnection({
+    newClient: () => new pg.Client({ ...connection, application_name: "quire-site-version" }),
+    named: perConnection > 0,
+    onError,
+  });
+  registerVersionConnection(db, versions);
+  const destroy = db.destroy.bind(db);
+  db.destroy = async () => {
+    await versions.close();
+    await destroy();
+  };
+  return db;
 }

@@ -2,6 +2,7 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { type ChangeProbe, changeProbeOf } from "./change-probe.js";
 import type { Database } from "./schema.js";
+import { type VersionConnection, versionConnectionOf } from "./version-connection.js";
 
 /**
  * The site content version: row `site` of `content_versions`, a counter every write to what a
@@ -185,19 +186,22 @@ export interface Versions {
  *
  * On a database with a change probe (a SQLite file opened by `openDatabase`: its wal-index header,
  * db/wal-index-probe.ts), a call made when nothing has been committed since the last read began
- * gets that read's versions without a query: they are still the database's.
+ * gets that read's versions without a query: they are still the database's. On PostgreSQL opened
+ * by `openDatabase`, the query runs on a connection kept for it (db/version-connection.ts).
  */
 export class SiteVersionReader {
   private readonly query: CompiledQuery;
   private running: Promise<Versions> | undefined;
   private queued: Promise<Versions> | undefined;
   private readonly probe: ChangeProbe | undefined;
+  private readonly connection: VersionConnection | undefined;
   /** The last read's versions, and the probe's mark taken before it began. */
   private last: { mark: Uint8Array; versions: Promise<Versions> } | undefined;
   #queries = 0;
 
   constructor(private readonly db: Kysely<Database>) {
     this.probe = changeProbeOf(db);
+    this.connection = versionConnectionOf(db);
     this.query = db
       .selectFrom("content_versions")
       .select(["name", "version"])
@@ -233,8 +237,7 @@ export class SiteVersionReader {
     // versions older than the database's.
     const mark = this.probe?.mark();
     this.#queries += 1;
-    const running = this.db
-      .executeQuery<{ name: string; version: number | string | bigint }>(this.query)
+    const running = this.select()
       .then((result) => {
         let site = "none";
         let settings: string | undefined;
@@ -251,5 +254,20 @@ export class SiteVersionReader {
       });
     this.running = running;
     return running;
+  }
+
+  /**
+   * The query: on PostgreSQL opened by `openDatabase`, on the version connection; if that fails
+   * (a connection the server closed), through the pool, whose failure is the caller's.
+   */
+  private select(): Promise<{ rows: { name: string; version: number | string | bigint }[] }> {
+    const pooled = () =>
+      this.db.executeQuery<{ name: string; version: number | string | bigint }>(this.query);
+    if (!this.connection) return pooled();
+    return (
+      this.connection.query(this.query.sql, this.query.parameters) as Promise<{
+        rows: { name: string; version: number | string | bigint }[];
+      }>
+    ).catch(pooled);
   }
 }

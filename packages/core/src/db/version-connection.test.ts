@@ -1,0 +1,130 @@
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { openTestDatabase, testDatabaseKind } from "../testing/test-engine.js";
+import { migrateToLatest } from "./migrate.js";
+import type { Database } from "./schema.js";
+import { SiteVersionReader } from "./site-version.js";
+import { registerVersionConnection, VersionConnection, versionConnectionOf } from "./version-connection.js";
+
+const siteVersion = async (db: Kysely<Database>) =>
+  String(
+    (
+      await db
+        .selectFrom("content_versions")
+        .select("version")
+        .where("name", "=", "site")
+        .executeTakeFirstOrThrow()
+    ).version,
+  );
+
+const bump = (db: Kysely<Database>) =>
+  sql`update content_versions set version = version + 1 where name = 'site'`.execute(db);
+
+describe.skipIf(testDatabaseKind() !== "postgres")(
+  "the site version on a connection of its own (PostgreSQL)",
+  () => {
+    it("is read on the version connection openDatabase opened, which closes with the database", async () => {
+      const { db, reopen, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const other = await reopen();
+      let destroyed = false;
+      try {
+        const connection = versionConnectionOf(other);
+        if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
+        const reader = new SiteVersionReader(other);
+        expect(connection.opened).toBe(0);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(connection.opened).toBe(1);
+        // A commit on another connection is seen by the next read, on the same connection.
+        await bump(db);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(connection.opened).toBe(1);
+
+        const { rows } = (await connection.query(
+          "select pid, application_name from pg_stat_activity where pid = pg_backend_pid()",
+          [],
+        )) as { rows: { pid: number; application_name: string }[] };
+        expect(rows[0]?.application_name).toBe("quire-site-version");
+        const alive = async () =>
+          (await sql`select pid from pg_stat_activity where pid = ${rows[0]?.pid}`.execute(db)).rows.length;
+        expect(await alive()).toBe(1);
+        await other.destroy();
+        destroyed = true;
+        await expect(connection.query("select 1", [])).rejects.toThrow(/closed/);
+        await expect.poll(alive, { timeout: 5000 }).toBe(0);
+      } finally {
+        if (!destroyed) await other.destroy();
+        await cleanup();
+      }
+    });
+
+    it("reads through the pool when the server has closed the connection, and opens a new one for the next read", async () => {
+      const { db, location, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const clients: pg.Client[] = [];
+      const dropped: Error[] = [];
+      const connection = new VersionConnection({
+        newClient: () => {
+          const client = new pg.Client({
+            connectionString: location.url,
+            ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}),
+          });
+          clients.push(client);
+          return client;
+        },
+        named: true,
+        onError: (error) => dropped.push(error),
+      });
+      registerVersionConnection(db, connection);
+      const reader = new SiteVersionReader(db);
+      const serverProcess = (client: pg.Client | undefined) =>
+        (client as unknown as { processID: number }).processID;
+      try {
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(clients).toHaveLength(1);
+
+        // The server ends the idle connection (a restart, idle_session_timeout): the client hears
+        // of it, and the next read, after a commit, opens a new one.
+        await sql`select pg_terminate_backend(${serverProcess(clients[0])})`.execute(db);
+        await expect.poll(() => dropped.length, { timeout: 5000 }).toBeGreaterThan(0);
+        await bump(db);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(clients).toHaveLength(2);
+
+        // The connection is gone without a word, so the query fails: that read is answered through
+        // the pool, with the version now, and the next one opens a new connection.
+        await clients[1]?.end();
+        await bump(db);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await bump(db);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(clients).toHaveLength(3);
+        const alive = await sql<{ pid: number }>`
+          select pid from pg_stat_activity where pid = ${serverProcess(clients[2])}`.execute(db);
+        expect(alive.rows).toHaveLength(1);
+      } finally {
+        await connection.close();
+        await cleanup();
+      }
+    });
+
+    it("keeps a read exact while reads share the connection: each sees every commit made before it began", async () => {
+      const { db, reopen, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const other = await reopen();
+      const reader = new SiteVersionReader(other);
+      try {
+        for (let round = 0; round < 20; round++) {
+          await bump(db);
+          const expected = await siteVersion(db);
+          const versions = await Promise.all(Array.from({ length: 5 }, () => reader.read()));
+          for (const answer of versions) expect(answer.site).toBe(expected);
+        }
+      } finally {
+        await other.destroy();
+        await cleanup();
+      }
+    });
+  },
+);
