@@ -1,7 +1,11 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openTestDatabase, testDatabaseKind } from "../testing/test-engine.js";
+import { openTestDatabase, type TestDatabaseLocation, testDatabaseKind } from "../testing/test-engine.js";
 import { migrateToLatest } from "./migrate.js";
 import type { Database } from "./schema.js";
 import { SiteVersionReader } from "./site-version.js";
@@ -17,6 +21,19 @@ const siteVersion = async (db: Kysely<Database>) =>
         .executeTakeFirstOrThrow()
     ).version,
   );
+
+/** A client as openDatabase's, on the test database's schema. */
+const newTestClient = (location: TestDatabaseLocation) =>
+  new pg.Client({
+    connectionString: location.url,
+    ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}),
+  });
+
+const serverProcess = (client: pg.Client | undefined) =>
+  (client as unknown as { processID: number }).processID;
+
+const isAlive = async (db: Kysely<Database>, pid: number) =>
+  (await sql`select pid from pg_stat_activity where pid = ${pid}`.execute(db)).rows.length === 1;
 
 const bump = (db: Kysely<Database>) =>
   sql`update content_versions set version = version + 1 where name = 'site'`.execute(db);
@@ -66,10 +83,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
       const dropped: Error[] = [];
       const connection = new VersionConnection({
         newClient: () => {
-          const client = new pg.Client({
-            connectionString: location.url,
-            ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}),
-          });
+          const client = newTestClient(location);
           clients.push(client);
           return client;
         },
@@ -78,8 +92,6 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
       });
       registerVersionConnection(db, connection);
       const reader = new SiteVersionReader(db);
-      const serverProcess = (client: pg.Client | undefined) =>
-        (client as unknown as { processID: number }).processID;
       try {
         expect((await reader.read()).site).toBe(await siteVersion(db));
         expect(clients).toHaveLength(1);
@@ -100,9 +112,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         await bump(db);
         expect((await reader.read()).site).toBe(await siteVersion(db));
         expect(clients).toHaveLength(3);
-        const alive = await sql<{ pid: number }>`
-          select pid from pg_stat_activity where pid = ${serverProcess(clients[2])}`.execute(db);
-        expect(alive.rows).toHaveLength(1);
+        expect(await isAlive(db, serverProcess(clients[2]))).toBe(true);
       } finally {
         await connection.close();
         await cleanup();
@@ -123,6 +133,67 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         }
       } finally {
         await other.destroy();
+        await cleanup();
+      }
+    });
+
+    it("closes the connection once it idles, and opens it again for the next read", async () => {
+      const { db, location, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const clients: pg.Client[] = [];
+      const connection = new VersionConnection({
+        newClient: () => {
+          const client = newTestClient(location);
+          clients.push(client);
+          return client;
+        },
+        named: true,
+        idleMs: 200,
+      });
+      registerVersionConnection(db, connection);
+      const reader = new SiteVersionReader(db);
+      try {
+        // Reads in a row keep it open.
+        for (let n = 0; n < 10; n++) expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(clients).toHaveLength(1);
+        const first = serverProcess(clients[0]);
+        await expect.poll(() => isAlive(db, first), { timeout: 5000 }).toBe(false);
+        await bump(db);
+        expect((await reader.read()).site).toBe(await siteVersion(db));
+        expect(clients).toHaveLength(2);
+        expect(await isAlive(db, serverProcess(clients[1]))).toBe(true);
+      } finally {
+        await connection.close();
+        await cleanup();
+      }
+    });
+
+    it("lets a process that never destroys its database exit, once the pool and this connection idle", {
+      timeout: 60_000,
+    }, async () => {
+      const { db, location, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const folder = mkdtempSync(join(tmpdir(), "quire-version-exit-"));
+      const source = (path: string) => JSON.stringify(new URL(path, import.meta.url).pathname);
+      const script = join(folder, "script.mts");
+      writeFileSync(
+        script,
+        `import { openDatabase } from ${source("./open.ts")};
+import { createEngine } from ${source("../engine.ts")};
+const db = await openDatabase(${JSON.stringify(location)});
+const engine = createEngine({ db });
+console.log((await engine.siteState()).version);
+`,
+      );
+      try {
+        const child = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", script], {
+          encoding: "utf8",
+          timeout: 40_000,
+        });
+        expect(child.stdout.trim(), child.stderr).toBe(await siteVersion(db));
+        expect(child.status).toBe(0);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
         await cleanup();
       }
     });

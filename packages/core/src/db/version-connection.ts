@@ -24,11 +24,16 @@ export interface PgVersionClient {
  *   restart, `idle_session_timeout`, `pg_terminate_backend`) never reaches a request.
  * - One query at a time: node-postgres queues the rest on the client, and the reader never has more
  *   than one in flight anyway.
+ * - Closed after 10 s without a query, as the pool closes its idle clients (node-postgres'
+ *   `idleTimeoutMillis` default), and opened again by the next read: a script that never destroys
+ *   its database still exits once both are idle, as it did before this connection existed.
  */
 export class VersionConnection {
   #client: Promise<PgVersionClient> | undefined;
   #closed = false;
   #opened = 0;
+  #inFlight = 0;
+  #idle: ReturnType<typeof setTimeout> | undefined;
   /** Statement names by text: node-postgres refuses one name for two texts. */
   readonly #names = new Map<string, string>();
 
@@ -39,6 +44,8 @@ export class VersionConnection {
       /** Whether to prepare the read once (a named statement). */
       named: boolean;
       onError?: (error: Error) => void;
+      /** How long the connection may stay unused before it is closed (default 10 s). */
+      idleMs?: number;
     },
   ) {}
 
@@ -49,9 +56,11 @@ export class VersionConnection {
 
   async query(text: string, values: readonly unknown[]): Promise<{ rows: unknown[] }> {
     if (this.#closed) throw new Error("The database has been closed");
+    clearTimeout(this.#idle);
+    this.#inFlight += 1;
     const pending = this.#connected();
-    const client = await pending;
     try {
+      const client = await pending;
       return await client.query(
         this.options.named
           ? { name: this.#nameOf(text), text, values: [...values] }
@@ -60,11 +69,15 @@ export class VersionConnection {
     } catch (error) {
       this.#drop(pending);
       throw error;
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) this.#closeWhenIdle(pending);
     }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idle);
     const pending = this.#client;
     this.#client = undefined;
     if (pending) await pending.then((client) => client.end()).catch(() => {});
@@ -97,6 +110,15 @@ export class VersionConnection {
     );
     this.#client = pending;
     return pending;
+  }
+
+  #closeWhenIdle(pending: Promise<PgVersionClient>): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.#inFlight === 0) this.#drop(pending);
+    }, this.options.idleMs ?? 10_000);
+    // The timer alone keeps no process alive; the open connection does, until the timer ends it.
+    this.#idle.unref?.();
   }
 
   /** Forgets `pending` if it is still the client in use, and ends it. */
