@@ -38,6 +38,30 @@ const isAlive = async (db: Kysely<Database>, pid: number) =>
 const bump = (db: Kysely<Database>) =>
   sql`update content_versions set version = version + 1 where name = 'site'`.execute(db);
 
+/** A migrated test database read through a version connection that records each client it opens. */
+async function recordingSite(options: { idleMs?: number } = {}) {
+  const { db, location, cleanup } = await openTestDatabase();
+  await migrateToLatest(db);
+  const clients: pg.Client[] = [];
+  const dropped: Error[] = [];
+  const connection = new VersionConnection({
+    newClient: () => {
+      const client = newTestClient(location);
+      clients.push(client);
+      return client;
+    },
+    named: true,
+    onError: (error) => dropped.push(error),
+    ...options,
+  });
+  registerVersionConnection(db, connection);
+  const close = async () => {
+    await connection.close();
+    await cleanup();
+  };
+  return { db, clients, dropped, reader: new SiteVersionReader(db), close };
+}
+
 describe.skipIf(testDatabaseKind() !== "postgres")(
   "the site version on a connection of its own (PostgreSQL)",
   () => {
@@ -63,13 +87,12 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
           [],
         )) as { rows: { pid: number; application_name: string }[] };
         expect(rows[0]?.application_name).toBe("quire-site-version");
-        const alive = async () =>
-          (await sql`select pid from pg_stat_activity where pid = ${rows[0]?.pid}`.execute(db)).rows.length;
-        expect(await alive()).toBe(1);
+        const pid = rows[0]?.pid as number;
+        expect(await isAlive(db, pid)).toBe(true);
         await other.destroy();
         destroyed = true;
         await expect(connection.query("select 1", [])).rejects.toThrow(/closed/);
-        await expect.poll(alive, { timeout: 5000 }).toBe(0);
+        await expect.poll(() => isAlive(db, pid), { timeout: 5000 }).toBe(false);
       } finally {
         if (!destroyed) await other.destroy();
         await cleanup();
@@ -77,21 +100,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
     });
 
     it("reads through the pool when the server has closed the connection, and opens a new one for the next read", async () => {
-      const { db, location, cleanup } = await openTestDatabase();
-      await migrateToLatest(db);
-      const clients: pg.Client[] = [];
-      const dropped: Error[] = [];
-      const connection = new VersionConnection({
-        newClient: () => {
-          const client = newTestClient(location);
-          clients.push(client);
-          return client;
-        },
-        named: true,
-        onError: (error) => dropped.push(error),
-      });
-      registerVersionConnection(db, connection);
-      const reader = new SiteVersionReader(db);
+      const { db, clients, dropped, reader, close } = await recordingSite();
       try {
         expect((await reader.read()).site).toBe(await siteVersion(db));
         expect(clients).toHaveLength(1);
@@ -114,8 +123,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         expect(clients).toHaveLength(3);
         expect(await isAlive(db, serverProcess(clients[2]))).toBe(true);
       } finally {
-        await connection.close();
-        await cleanup();
+        await close();
       }
     });
 
@@ -138,20 +146,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
     });
 
     it("closes the connection once it idles, and opens it again for the next read", async () => {
-      const { db, location, cleanup } = await openTestDatabase();
-      await migrateToLatest(db);
-      const clients: pg.Client[] = [];
-      const connection = new VersionConnection({
-        newClient: () => {
-          const client = newTestClient(location);
-          clients.push(client);
-          return client;
-        },
-        named: true,
-        idleMs: 200,
-      });
-      registerVersionConnection(db, connection);
-      const reader = new SiteVersionReader(db);
+      const { db, clients, reader, close } = await recordingSite({ idleMs: 200 });
       try {
         // Reads in a row keep it open.
         for (let n = 0; n < 10; n++) expect((await reader.read()).site).toBe(await siteVersion(db));
@@ -163,8 +158,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         expect(clients).toHaveLength(2);
         expect(await isAlive(db, serverProcess(clients[1]))).toBe(true);
       } finally {
-        await connection.close();
-        await cleanup();
+        await close();
       }
     });
 
