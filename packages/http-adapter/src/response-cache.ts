@@ -171,17 +171,18 @@ export function answerResponse(
   answer: StoredAnswer,
   cache: "hit" | "miss" | undefined,
 ): Response {
-  const headers = new Headers({
+  // A plain record, not a `Headers`: a Node server bridge (@hono/node-server) writes it as it
+  // is, where a `Headers` object is built and read back on every cache hit.
+  const headers: Record<string, string> = {
     "content-type": answer.contentType,
     etag: answer.etag,
     "cache-control": answer.cacheControl,
     "x-content-type-options": "nosniff",
-  });
-  if (answer.lastModified > 0)
-    headers.set("last-modified", new Date(answer.lastModified * 1000).toUTCString());
-  if (cache) headers.set("quire-cache", cache);
+  };
+  if (answer.lastModified > 0) headers["last-modified"] = new Date(answer.lastModified * 1000).toUTCString();
+  if (cache) headers["quire-cache"] = cache;
   if (notModified(request, answer)) {
-    headers.delete("content-type");
+    delete headers["content-type"];
     return new Response(null, { status: 304, headers });
   }
   return new Response(request.method === "HEAD" ? null : answer.body, { status: 200, headers });
