@@ -194,11 +194,12 @@ export interface Versions {
  * gets that read's versions without a query: they are still the database's. On PostgreSQL opened
  * by `openDatabase`, the query runs on a connection kept for it (db/version-connection.ts).
  *
- * On a database without a probe (PostgreSQL), where a read is a round trip to the server, a read
- * starts at the end of the event loop's turn (`setImmediate`) rather than at the first call: every
- * request whose bytes arrived in the same turn shares it. Under 8 concurrent clients that took the
- * reads from 0.8 to 0.6 per request (bench/README.md § HTTP › Reads per turn). With a probe, the
- * read is a local statement of microseconds and starts at once.
+ * On a database without a probe (PostgreSQL, or a Kysely instance derived from the one
+ * `openDatabase` gave), where a read may be a round trip to the server, a read starts at the end of
+ * the event loop's turn (`setImmediate`) rather than at the first call: every request whose bytes
+ * Node read in that turn shares it. Under 8 concurrent clients that took the reads from 0.9 to 0.7
+ * per request (bench/README.md § HTTP › Reads per turn, plain headers). With a probe, the read is
+ * a local statement of microseconds and starts at once.
  */
 export class SiteVersionReader {
   private readonly query: CompiledQuery;
