@@ -185,7 +185,10 @@ export function answerResponse(
     delete headers["content-type"];
     return new Response(null, { status: 304, headers });
   }
-  return new Response(request.method === "HEAD" ? null : answer.body, { status: 200, headers });
+  if (request.method !== "HEAD") return new Response(answer.body, { status: 200, headers });
+  // A HEAD answer has no content to measure; the bytes a GET would send are known (RFC 9110 § 8.6).
+  headers["content-length"] = String(answer.body.byteLength);
+  return new Response(null, { status: 200, headers });
 }
 
 /** A document answer (a feed, the sitemap, robots.txt) as a response, outside any cache. */
