@@ -38,6 +38,10 @@ const isAlive = async (db: Kysely<Database>, pid: number) =>
 const bump = (db: Kysely<Database>) =>
   sql`update content_versions set version = version + 1 where name = 'site'`.execute(db);
 
+/** Checks that the reader's next read gives the site version the database holds now. */
+const expectCurrent = async (reader: SiteVersionReader, db: Kysely<Database>) =>
+  expect((await reader.read()).site).toBe(await siteVersion(db));
+
 /** A migrated test database read through a version connection that records each client it opens. */
 async function recordingSite(options: { idleMs?: number } = {}) {
   const { db, location, cleanup } = await openTestDatabase();
@@ -75,11 +79,11 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
         const reader = new SiteVersionReader(other);
         expect(connection.opened).toBe(0);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(connection.opened).toBe(1);
         // A commit on another connection is seen by the next read, on the same connection.
         await bump(db);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(connection.opened).toBe(1);
 
         const { rows } = (await connection.query(
@@ -102,7 +106,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
     it("reads through the pool when the server has closed the connection, and opens a new one for the next read", async () => {
       const { db, clients, dropped, reader, close } = await recordingSite();
       try {
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(clients).toHaveLength(1);
 
         // The server ends the idle connection (a restart, idle_session_timeout): the client hears
@@ -110,16 +114,16 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         await sql`select pg_terminate_backend(${serverProcess(clients[0])})`.execute(db);
         await expect.poll(() => dropped.length, { timeout: 5000 }).toBeGreaterThan(0);
         await bump(db);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(clients).toHaveLength(2);
 
         // The connection is gone without a word, so the query fails: that read is answered through
         // the pool, with the version now, and the next one opens a new connection.
         await clients[1]?.end();
         await bump(db);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         await bump(db);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(clients).toHaveLength(3);
         expect(await isAlive(db, serverProcess(clients[2]))).toBe(true);
       } finally {
@@ -149,12 +153,12 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
       const { db, clients, reader, close } = await recordingSite({ idleMs: 200 });
       try {
         // Reads in a row keep it open.
-        for (let n = 0; n < 10; n++) expect((await reader.read()).site).toBe(await siteVersion(db));
+        for (let n = 0; n < 10; n++) await expectCurrent(reader, db);
         expect(clients).toHaveLength(1);
         const first = serverProcess(clients[0]);
         await expect.poll(() => isAlive(db, first), { timeout: 5000 }).toBe(false);
         await bump(db);
-        expect((await reader.read()).site).toBe(await siteVersion(db));
+        await expectCurrent(reader, db);
         expect(clients).toHaveLength(2);
         expect(await isAlive(db, serverProcess(clients[1]))).toBe(true);
       } finally {
