@@ -197,8 +197,8 @@ export interface Versions {
  * On a database without a probe (PostgreSQL, or a Kysely instance derived from the one
  * `openDatabase` gave), where a read may be a round trip to the server, a read starts at the end of
  * the event loop's turn (`setImmediate`) rather than at the first call: every request whose bytes
- * Node read in that turn shares it. Under 8 concurrent clients that took the reads from 0.9 to 0.7
- * per request (bench/README.md § HTTP › Reads per turn, plain headers). With a probe, the read is
+ * Node read in that turn shares it. Under 8 concurrent clients that took the reads from about 0.45
+ * to 0.35 per request (bench/README.md § HTTP › Reads per turn, plain headers). With a probe, the read is
  * a local statement of microseconds and starts at once.
  */
 export class SiteVersionReader {
