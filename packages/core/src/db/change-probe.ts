@@ -7,13 +7,18 @@ import type { Kysely } from "kysely";
  * A reader that can tell nothing was committed may keep what it last read.
  */
 export interface ChangeProbe {
-  /** The database's state now, to compare later; undefined when it cannot be told (then ask the database). */
-  mark(): Uint8Array | undefined;
   /**
-   * True only when nothing has been committed since `mark` was taken: the same state, with no
-   * commit in between. False whenever that is not certain (a read error included).
+   * The database's state now, to compare with a later mark (see {@link sameMark}); undefined when
+   * it cannot be told (a read error included): then ask the database.
    */
-  unchangedSince(mark: Uint8Array): boolean;
+  mark(): Uint8Array | undefined;
+}
+
+/** True only when marks `a` and `b` show the same state, with no commit between them. */
+export function sameMark(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const probes = new WeakMap<Kysely<any>, ChangeProbe>();

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the triggers are created on a database of any shape
 import { type CompiledQuery, type Kysely, sql } from "kysely";
-import { type ChangeProbe, changeProbeOf } from "./change-probe.js";
+import { type ChangeProbe, changeProbeOf, sameMark } from "./change-probe.js";
 import type { Database } from "./schema.js";
 import { type VersionConnection, versionConnectionOf } from "./version-connection.js";
 
@@ -228,11 +228,14 @@ export class SiteVersionReader {
 
   /** Both versions, read after this call began. */
   read(): Promise<Versions> {
-    if (this.last && this.probe?.unchangedSince(this.last.mark)) return this.last.versions;
+    // One look at the database's state: it answers when nothing was committed since the last read
+    // began, and it is the mark of a read that starts now (one `pread` where there used to be two).
+    const now = this.probe?.mark();
+    if (now && this.last && sameMark(now, this.last.mark)) return this.last.versions;
     if (this.queued) return this.queued;
     if (this.probe) {
       // A local read of microseconds: the next one starts as soon as the running one is done.
-      if (!this.running) return this.start();
+      if (!this.running) return this.start(now);
       this.queued = this.running.then(this.startQueued, this.startQueued);
     } else {
       const turn = this.running ? this.running.then(endOfTurn, endOfTurn) : endOfTurn();
@@ -243,13 +246,14 @@ export class SiteVersionReader {
 
   private readonly startQueued = (): Promise<Versions> => {
     this.queued = undefined;
-    return this.start();
+    return this.start(this.probe?.mark());
   };
 
-  private start(): Promise<Versions> {
-    // Taken before the query: a commit after it changes the header, so the mark never vouches for
-    // versions older than the database's.
-    const mark = this.probe?.mark();
+  /**
+   * Starts a read. `mark` is the probe's, taken just before: a commit after it changes the header,
+   * so the mark never vouches for versions older than the database's.
+   */
+  private start(mark: Uint8Array | undefined): Promise<Versions> {
     this.#queries += 1;
     const running = this.select()
       .then((result) => {

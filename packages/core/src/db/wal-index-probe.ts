@@ -28,7 +28,7 @@ const isInitOffset = 12;
  * checks, through two connections, that every commit is seen.
  *
  * Anything unexpected (no file yet, a short read, copies that differ, `isInit` unset) makes
- * {@link mark} return undefined and {@link unchangedSince} false: the reader then asks the database.
+ * {@link mark} return undefined: the reader then asks the database.
  */
 export class WalIndexProbe implements ChangeProbe {
   readonly #path: string;
@@ -42,12 +42,6 @@ export class WalIndexProbe implements ChangeProbe {
 
   mark(): Uint8Array | undefined {
     return this.#read() ? this.#now.slice(0, headerBytes) : undefined;
-  }
-
-  unchangedSince(mark: Uint8Array): boolean {
-    if (!this.#read()) return false;
-    for (let i = 0; i < headerBytes; i++) if (this.#now[i] !== mark[i]) return false;
-    return true;
   }
 
   /** Closes the file; later marks are undefined. */
