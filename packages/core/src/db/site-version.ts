@@ -198,8 +198,8 @@ export interface Versions {
  * `openDatabase` gave), where a read may be a round trip to the server, a read starts at the end of
  * the event loop's turn (`setImmediate`) rather than at the first call: every request whose bytes
  * Node read in that turn shares it. Under 8 concurrent clients that took the reads from about 0.45
- * to 0.35 per request (bench/README.md § HTTP › Reads per turn, plain headers). With a probe, the read is
- * a local statement of microseconds and starts at once.
+ * to 0.35 per request (bench/README.md § HTTP › Reads per turn, plain headers). With a probe, the
+ * read is a local statement of microseconds and starts at once.
  */
 export class SiteVersionReader {
   private readonly query: CompiledQuery;
@@ -229,7 +229,8 @@ export class SiteVersionReader {
   /** Both versions, read after this call began. */
   read(): Promise<Versions> {
     // One look at the database's state: it answers when nothing was committed since the last read
-    // began, and it is the mark of a read that starts now (one `pread` where there used to be two).
+    // began, and it is the mark of a read that starts now (so a read after a commit costs one
+    // `pread` of the wal-index, not two).
     const now = this.probe?.mark();
     if (now && this.last && sameMark(now, this.last.mark)) return this.last.versions;
     if (this.queued) return this.queued;
