@@ -43,16 +43,10 @@ describe.skipIf(testDatabaseKind() !== "sqlite")("the Thread list's query plans 
     await cleanup();
   });
 
-  it("reads the pinned section from threads_pinned and the rest from threads_activity", async () => {
+  /** The query plan of each Thread-list query `list` makes, in order (a first call: none is cached). */
+  async function plansOf(list: () => Promise<unknown>): Promise<string[]> {
     seen.length = 0;
-    const page = await engine.publicThreads.list({ limit: 5, content: "markdown" }, publicCaller);
-    expect(page.threads.map((thread) => thread.root.bodyMarkdown)).toEqual([
-      "post 20",
-      "post 10",
-      "post 0",
-      "post 29",
-      "post 28",
-    ]);
+    await list();
     const db = engine.context.db;
     const plans: string[] = [];
     for (const node of seen) {
@@ -68,8 +62,36 @@ describe.skipIf(testDatabaseKind() !== "sqlite")("the Thread list's query plans 
       );
       plans.push(rows.rows.map((row) => row.detail).join("; "));
     }
+    return plans;
+  }
+
+  it("reads the pinned section from threads_pinned and the rest from threads_activity", async () => {
+    const plans = await plansOf(async () => {
+      const page = await engine.publicThreads.list({ limit: 5, content: "markdown" }, publicCaller);
+      expect(page.threads.map((thread) => thread.root.bodyMarkdown)).toEqual([
+        "post 20",
+        "post 10",
+        "post 0",
+        "post 29",
+        "post 28",
+      ]);
+    });
     expect(plans).toHaveLength(2);
     expect(plans[0]).toMatch(/USING INDEX threads_pinned\b/);
     expect(plans[1]).toMatch(/USING INDEX threads_activity\b/);
+  });
+
+  it("reads lists of several visibilities past the pins from threads_activity_all, in its order", async () => {
+    const lists = [
+      () => engine.threads.list({ limit: 5 }),
+      () => engine.publicThreads.list({ limit: 5, visibility: "any" }, publicCaller),
+    ];
+    for (const list of lists) {
+      const plans = await plansOf(list);
+      expect(plans).toHaveLength(2);
+      expect(plans[0]).toMatch(/USING INDEX threads_pinned\b/);
+      expect(plans[1]).toMatch(/USING INDEX threads_activity_all\b/);
+      expect(plans[1]).not.toMatch(/TEMP B-TREE/);
+    }
   });
 });

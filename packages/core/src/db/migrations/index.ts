@@ -15,6 +15,7 @@ import * as githubSync from "./013-github-sync.js";
 import * as telegram from "./014-telegram.js";
 import * as searchOutsideWrites from "./015-search-outside-writes.js";
 import * as settingsVersion from "./016-settings-version.js";
+import * as dropThreadsActivityAny from "./017-drop-threads-activity-any.js";
 
 /**
  * Every migration, in order. Forward-only: a migration is never edited or removed once released;
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   "014-telegram": telegram,
   "015-search-outside-writes": searchOutsideWrites,
   "016-settings-version": settingsVersion,
+  "017-drop-threads-activity-any": dropThreadsActivityAny,
 };
