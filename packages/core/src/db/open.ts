@@ -72,7 +72,7 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
-  // Statement journals in memory: a post insert (counter triggers, 18 indexes) journals ~27 pages,
+  // Statement journals in memory: a post insert (counter triggers, 17 indexes) journals ~26 pages,
   // past SQLite's 64 KiB in-memory limit, and wrote a temporary file per create (docs/scaling.md).
   sqlite.pragma("temp_store = MEMORY");
   const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
