@@ -5,8 +5,8 @@ import { type Kysely, sql } from "kysely";
  * visibilities. `threads_activity_all` (005: every root by activity) serves those lists as well,
  * skipping the few pinned roots as it reads them, and both planners already chose it for them
  * (SQLite without statistics; PostgreSQL on the analysed 100k bench site). Each root's create and
- * each reply (which moves its root's activity) wrote to both; now to one: a page fewer in a
- * create's commit (bench/README.md § Write path › One index fewer).
+ * each reply that moves its root's activity wrote to both; now to one: a page fewer in a create's
+ * commit (bench/README.md § Write path › One index fewer).
  * @see docs/threads.md § Indexes and cost
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
