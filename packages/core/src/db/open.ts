@@ -73,7 +73,8 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
   // Statement journals in memory: a post insert (counter triggers, 17 indexes) journals ~26 pages,
-  // past SQLite's 64 KiB in-memory limit, and wrote a temporary file per create (docs/scaling.md).
+  // past SQLite's 64 KiB in-memory limit, and wrote a temporary file per create (docs/scaling.md:
+  // ~27 pages when measured, before migration 017 dropped an index).
   sqlite.pragma("temp_store = MEMORY");
   const database = cachedStatements(sqlite, options.statementCacheSize ?? defaultStatementCacheSize);
   const onDisk = filename !== "" && filename !== ":memory:";
