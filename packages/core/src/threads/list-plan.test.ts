@@ -82,12 +82,20 @@ describe.skipIf(testDatabaseKind() !== "sqlite")("the Thread list's query plans 
   });
 
   it("reads lists of several visibilities past the pins from threads_activity_all, in its order", async () => {
+    const bodies = (page: { threads: { root: object }[] }) =>
+      page.threads.map((thread) => ("bodyMarkdown" in thread.root ? thread.root.bodyMarkdown : undefined));
     const lists = [
-      () => engine.threads.list({ limit: 5 }),
-      () => engine.publicThreads.list({ limit: 5, visibility: "any" }, publicCaller),
+      async () => bodies(await engine.threads.list({ limit: 5, content: "markdown" })),
+      async () =>
+        bodies(
+          await engine.publicThreads.list({ limit: 5, visibility: "any", content: "markdown" }, publicCaller),
+        ),
     ];
     for (const list of lists) {
-      const plans = await plansOf(list);
+      // The same page as the homepage's: the pins, newest activity first, then the rest.
+      const plans = await plansOf(async () =>
+        expect(await list()).toEqual(["post 20", "post 10", "post 0", "post 29", "post 28"]),
+      );
       expect(plans).toHaveLength(2);
       expect(plans[0]).toMatch(/USING INDEX threads_pinned\b/);
       expect(plans[1]).toMatch(/USING INDEX threads_activity_all\b/);
