@@ -42,8 +42,12 @@ function collect(nodes: DocNode[], items: InlineItem[]): void {
 function pushText(text: string, marks: KnownMark[], items: InlineItem[]): void {
   const isCode = marks.some((mark) => mark.type === "code");
   // Markdown turns a newline in inline code into a space anyway.
-  const value = text.replace(/\r\n?/g, "\n");
-  items.push({ kind: "text", value: isCode ? value.replace(/\n/g, " ") : value, marks });
+  const value = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  items.push({
+    kind: "text",
+    value: isCode && value.includes("\n") ? value.replace(/\n/g, " ") : value,
+    marks,
+  });
 }
 
 function pushImage(node: DocNode, marks: KnownMark[], items: InlineItem[]): void {

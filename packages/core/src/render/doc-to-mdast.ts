@@ -54,6 +54,8 @@ function flow(nodes: DocNode[]): BlockContent[] {
 }
 
 function expandUnknown(nodes: DocNode[]): DocNode[] {
+  // Nodes of known types only (every document made from Markdown): nothing to copy.
+  if (nodes.every((node) => knownTypes.has(node.type))) return nodes;
   return nodes.flatMap((node): DocNode[] => {
     if (knownTypes.has(node.type)) return [node];
     if (node.text !== undefined) return [{ type: "text", text: node.text, marks: node.marks ?? [] }];

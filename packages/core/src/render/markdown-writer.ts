@@ -225,6 +225,10 @@ class Writer {
         return isAutolink(node) ? "<" : "[";
       case "image":
         return "!";
+      case "text":
+        // The text as written (safeText never changes it), not checked a second time: it is
+        // checked when it is written, with what really stands around it.
+        return node.value;
       default:
         return this.inline(node, "", "", scope);
     }
@@ -340,14 +344,32 @@ function isAutolink(node: Link): boolean {
  * The characters below never match one; those checked in {@link mayBeUnsafe} match only in context.
  */
 function safeText(value: string, before: string, after: string, scope: Scope): string {
-  let whole: string | undefined;
+  let whole: Around | undefined;
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
     if (isPlain(code)) continue;
-    whole ??= before + value + after;
-    if (mayBeUnsafe(whole, before.length + index, code, scope)) throw handBack;
+    whole ??= { value, before, after };
+    if (mayBeUnsafe(whole, index, code, scope)) throw handBack;
   }
   return value;
+}
+
+/**
+ * A text with what the library writes around it: the patterns see `before + value + after`. Read
+ * through {@link charAt} rather than joined: joining made a string V8 flattened on its first read,
+ * for every text of a body.
+ */
+interface Around {
+  value: string;
+  before: string;
+  after: string;
+}
+
+/** The character at `index` of `before + value + after`, counted from `value`'s start; "" past either end. */
+function charAt(text: Around, index: number): string {
+  if (index < 0) return index < -text.before.length ? "" : text.before.charAt(text.before.length + index);
+  if (index < text.value.length) return text.value.charAt(index);
+  return text.after.charAt(index - text.value.length);
 }
 
 /** Letters, digits and punctuation no pattern (in phrasing) ever concerns. */
@@ -373,11 +395,11 @@ function isPlain(code: number): boolean {
 
 /**
  * Whether one of the library's unsafe patterns (core and GFM) could match the character at
- * `index` of `whole`: true errs on the safe side (the library then writes the tree).
+ * `index` of `whole.value`: true errs on the safe side (the library then writes the tree).
  */
-function mayBeUnsafe(whole: string, index: number, code: number, scope: Scope): boolean {
-  const previous = whole.charAt(index - 1);
-  const next = whole.charAt(index + 1);
+function mayBeUnsafe(whole: Around, index: number, code: number, scope: Scope): boolean {
+  const previous = charAt(whole, index - 1);
+  const next = charAt(whole, index + 1);
   switch (code) {
     case 32: // space: next to a line ending
       return isLineEnding(previous) || isLineEnding(next);
@@ -417,10 +439,10 @@ function mayBeUnsafe(whole: string, index: number, code: number, scope: Scope): 
 }
 
 /** Whether a line ending (and spaces or tabs) comes right before `index`: the patterns' `atBreak`. */
-function atBreak(whole: string, index: number): boolean {
+function atBreak(whole: Around, index: number): boolean {
   let position = index - 1;
-  while (whole[position] === " " || whole[position] === "\t") position--;
-  return isLineEnding(whole.charAt(position));
+  for (let c = charAt(whole, position); c === " " || c === "\t"; c = charAt(whole, position)) position--;
+  return isLineEnding(charAt(whole, position));
 }
 
 function isLineEnding(character: string): boolean {

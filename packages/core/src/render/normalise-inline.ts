@@ -42,7 +42,7 @@ function isNormal(items: InlineItem[]): boolean {
       const { value } = item;
       if (value === "" || value.includes("\n")) return false;
       if (previous?.kind === "text" && sameMarks(previous.marks, item.marks)) return false;
-      if (/^\s|\s$/.test(value) && item.marks.some(isEmphasis) && !item.marks.some(isCode)) return false;
+      if (item.marks.some(isEmphasis) && !item.marks.some(isCode) && /^\s|\s$/.test(value)) return false;
     }
     previous = item;
   }
