@@ -1,13 +1,16 @@
 /**
  * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500]
- * [--only=create|bulk|restore] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]`.
+ * [--only=create|bulk|restore] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]
+ * [--statements=on]`.
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
  * `engine.posts.create` one by one, restores that site from its site archive into a fresh database
  * (`importSiteArchive`, the restore path), then creates as many through the bulk path
  * `engine.posts.createMany` in batches of `--batch`, and prints posts/s for each, with the machine.
  * `--cpu-prof` profiles each series with the inspector and prints the functions with the most self
- * time (the profiles are saved under bench/.data/). See bench/README.md § Write path.
+ * time (the profiles are saved under bench/.data/). `--statements` times every better-sqlite3
+ * statement of the one-by-one series and prints them per create (SQLite; the timing adds a few µs
+ * per statement to that series). See bench/README.md § Write path.
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -20,6 +23,7 @@ import { exportSiteArchive } from "../packages/core/src/export/export-archive.js
 import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
 import { searchIndexOf } from "../packages/core/src/search/search-index-registry.js";
 import { benchArgs, postgresUrl } from "./bench-args.js";
+import { StatementClock } from "./statement-clock.js";
 import { markdownBody, wordsFrom } from "./write-body.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -30,6 +34,7 @@ const only = args.only as "create" | "bulk" | "restore" | undefined;
 const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
 /** SQLite's WAL checkpoints: in a worker thread (the default, db/wal-checkpointer.ts) or in the committing call. */
 const backgroundCheckpoints = args.checkpoints !== "inline";
+const statementClock = args.statements === "on" || args.statements === "true" ? new StatementClock() : undefined;
 
 /** The create input of post `n`: a titled note with the benchmark body. */
 function postInput(n: number) {
@@ -157,6 +162,7 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
     for (let n = 0; n < 200; n++) await engine.posts.create(postInput(1_000_000 + n));
     // Made before the clock starts, as the bulk series' are: the figure is the engine's, not the body generator's.
     const inputs = Array.from({ length: postCount }, (_, n) => postInput(n));
+    statementClock?.reset();
     const created = await timeSeries(
       "create",
       database,
@@ -165,6 +171,9 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
       },
       postCount,
     );
+    if (statementClock && database === "SQLite") {
+      console.log(`\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`);
+    }
     if (only !== "restore") results.push(created);
     if (only === undefined || only === "restore")
       results.push(await timeRestore(engine, openEngine, database));
