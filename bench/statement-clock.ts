@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { openRawSqlite } from "./drivers.js";
 
 /** Calls and time of one SQL text, by the better-sqlite3 method that ran it. */
 interface StatementTime {
@@ -11,15 +11,13 @@ interface StatementTime {
  * SQL text: what `bench:write --statements=on` prints per create. It wraps the methods of
  * better-sqlite3's `Statement` prototype, shared by every connection, so it sees the engine's
  * statements without a hook in the engine; the wrapper costs a few microseconds per call, which
- * the series' own figures then include. better-sqlite3 is loaded as `@quire/core` loads it.
+ * the series' own figures then include. better-sqlite3 is loaded from `@quire/core`, as the engine loads it.
  */
 export class StatementClock {
   readonly #times = new Map<string, StatementTime>();
 
   constructor() {
-    const require = createRequire(new URL("../packages/core/package.json", import.meta.url));
-    const Database = require("better-sqlite3") as typeof import("better-sqlite3");
-    const scratch = new Database(":memory:");
+    const scratch = openRawSqlite(":memory:");
     const prototype = Object.getPrototypeOf(scratch.prepare("select 1")) as Record<string, unknown>;
     scratch.close();
     const times = this.#times;

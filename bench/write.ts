@@ -34,7 +34,8 @@ const only = args.only as "create" | "bulk" | "restore" | undefined;
 const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
 /** SQLite's WAL checkpoints: in a worker thread (the default, db/wal-checkpointer.ts) or in the committing call. */
 const backgroundCheckpoints = args.checkpoints !== "inline";
-const statementClock = args.statements === "on" || args.statements === "true" ? new StatementClock() : undefined;
+const statementClock =
+  args.statements === "on" || args.statements === "true" ? new StatementClock() : undefined;
 
 /** The create input of post `n`: a titled note with the benchmark body. */
 function postInput(n: number) {
@@ -172,7 +173,9 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
       postCount,
     );
     if (statementClock && database === "SQLite") {
-      console.log(`\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`);
+      console.log(
+        `\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`,
+      );
     }
     if (only !== "restore") results.push(created);
     if (only === undefined || only === "restore")
