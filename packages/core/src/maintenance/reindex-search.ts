@@ -32,13 +32,7 @@ export const reindexSearch = defineOperation({
       const written = await ctx.db.transaction().execute(async (trx) => {
         // The post may be gone by now: then indexPost removes any row it left.
         await lockThreadOf({ db: trx, dialect: ctx.dialect }, post.id);
-        await indexPost(trx, post.id);
-        const row = await trx
-          .selectFrom("post_search")
-          .select("post_id")
-          .where("post_id", "=", post.id)
-          .executeTakeFirst();
-        return row !== undefined;
+        return indexPost(trx, post.id);
       });
       if (written) indexed++;
     }
