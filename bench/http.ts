@@ -33,7 +33,7 @@ const args = Object.fromEntries(
 );
 const sqliteSize = args.sqlite === "off" ? null : parseSize(args.posts ?? "100k");
 const pgSize = args.pg === "off" ? null : parseSize(args.pg ?? "100k");
-const workerCounts = (args.workers ?? "1,2").split(",").map(Number);
+const workerCounts: number[] = (args.workers ?? "1,2").split(",").map(Number);
 const cacheModes = (args.cache ?? "on,off").split(",") as ("on" | "off")[];
 const durationMs = Number(args.duration ?? 10) * 1000;
 const warmupMs = Number(args.warmup ?? 3) * 1000;
@@ -349,7 +349,9 @@ function mixedCalls(sample: Sample, seed: number): (client: number) => Call {
 /**
  * Creates a post through the API, then reads the public first page once on each of `connections`
  * fresh keep-alive connections (node:cluster hands them to every worker in turn): each read must
- * show the new post's Thread (after the pinned ones). Throws on a stale answer.
+ * show the new post's Thread (after the pinned ones). Throws on a stale answer. Each post is
+ * deleted once checked, so the first page is the site's own again: every case measures the same
+ * page, whichever cases ran before it (and, on a reused PostgreSQL schema, whichever runs).
  */
 async function writeThenRead(origin: string, rounds: number): Promise<number> {
   let reads = 0;
@@ -374,6 +376,11 @@ async function writeThenRead(origin: string, rounds: number): Promise<number> {
     // Pinned Threads come first; the new Thread is the newest activity after them.
     const stale = tops.filter((ids) => !ids.includes(id)).length;
     if (stale > 0) throw new Error(`STALE: ${stale} of ${tops.length} reads after a create did not show it`);
+    const deleted = await fetch(`${origin}/api/posts/${id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${devToken}` },
+    });
+    if (deleted.status !== 200) throw new Error(`delete answered ${deleted.status}: ${await deleted.text()}`);
   }
   return reads;
 }
@@ -419,56 +426,97 @@ function print(result: CaseResult): void {
 
 async function runDatabase(database: string, posts: number, databaseUrl: string): Promise<void> {
   log(`\n${database}, ${label(posts)} posts`);
-  const firstPageCall = (): Call => ({ kind: "list", write: false, method: "GET", path: firstPage });
-  for (const cache of cacheModes) {
-    for (const workers of workerCounts) {
-      const server = await startQuire(databaseUrl, workers, cache);
-      try {
-        const freshReads = await writeThenRead(server.origin, 5);
-        // The bare server sends the bytes this server now sends for the page.
-        const first = await fetch(`${server.origin}${firstPage}`);
-        const body = Buffer.from(await first.arrayBuffer());
-        const bare = await startBare(body, first.headers.get("content-type") ?? "application/json", workers);
-        let read: LoadResult;
-        let reference: LoadResult;
-        try {
-          [read, reference] = await driveInTurns(server.origin, bare.origin, firstPageCall);
-        } finally {
-          await bare.stop();
-        }
-        // What the server did, not only what was asked: a server that does not read RESPONSE_CACHE caches anyway.
-        const observed = (read.cache.hit ?? 0) > 0 ? "on" : "off";
-        const cacheLabel = observed === cache ? cache : `${cache}, but ${observed}`;
-        const common = { database, posts, workers, load: "first page" as const, bodyBytes: body.length };
-        print({ ...common, server: "quire", cache: cacheLabel, result: read, freshReads });
-        print({ ...common, server: "bare", cache: "-", result: reference });
-        log(
-          `  → ${((100 * read.all.perSecond) / reference.all.perSecond).toFixed(0)} % of bare node:http (${body.length} bytes; the two took turns)`,
-        );
-        if (mixed) {
-          const sample = await sampleSite(server.origin);
-          const load = await drive(server.origin, mixedCalls(sample, 17));
-          print({
-            database,
-            posts,
-            server: "quire",
-            workers,
-            cache: cacheLabel,
-            load: "mixed 90/10",
-            result: load,
-          });
-          // Writes ran: the next reads must still see the newest one.
-          await writeThenRead(server.origin, 2);
-        }
-      } catch (error) {
-        log(`  server stderr (tail):\n${server.stderr().slice(-3000)}`);
-        throw error;
-      } finally {
-        await server.stop();
-      }
+  const cases = cacheModes.flatMap((cache) => workerCounts.map((workers) => ({ cache, workers })));
+  // Every first-page case before any mixed load: the mixed load's writes stay (its replies also
+  // move Threads up), and would change the page the later cases measure.
+  for (const { cache, workers } of cases) {
+    await withServer(databaseUrl, workers, cache, (server) =>
+      firstPageCase(server, database, posts, workers, cache),
+    );
+  }
+  if (mixed) {
+    for (const { cache, workers } of cases) {
+      await withServer(databaseUrl, workers, cache, (server) =>
+        mixedCase(server, database, posts, workers, cache),
+      );
     }
   }
   log("  write-then-read: every read after a create showed it");
+}
+
+/** Runs `run` against a reference server started for it, printing the server's stderr if it fails. */
+async function withServer(
+  databaseUrl: string,
+  workers: number,
+  cache: "on" | "off",
+  run: (server: Running) => Promise<void>,
+): Promise<void> {
+  const server = await startQuire(databaseUrl, workers, cache);
+  try {
+    await run(server);
+  } catch (error) {
+    log(`  server stderr (tail):\n${server.stderr().slice(-3000)}`);
+    throw error;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** What the server did, not only what was asked: a server that does not read RESPONSE_CACHE caches anyway. */
+function cacheLabel(asked: "on" | "off", result: LoadResult): string {
+  const observed = (result.cache.hit ?? 0) > 0 ? "on" : "off";
+  return observed === asked ? asked : `${asked}, but ${observed}`;
+}
+
+/** The write-then-read check, then the first page against the bare server sending the same bytes. */
+async function firstPageCase(
+  server: Running,
+  database: string,
+  posts: number,
+  workers: number,
+  cache: "on" | "off",
+): Promise<void> {
+  const freshReads = await writeThenRead(server.origin, 5);
+  // The bare server sends the bytes this server now sends for the page.
+  const first = await fetch(`${server.origin}${firstPage}`);
+  const body = Buffer.from(await first.arrayBuffer());
+  const bare = await startBare(body, first.headers.get("content-type") ?? "application/json", workers);
+  const firstPageCall = (): Call => ({ kind: "list", write: false, method: "GET", path: firstPage });
+  let read: LoadResult;
+  let reference: LoadResult;
+  try {
+    [read, reference] = await driveInTurns(server.origin, bare.origin, firstPageCall);
+  } finally {
+    await bare.stop();
+  }
+  const common = { database, posts, workers, load: "first page" as const, bodyBytes: body.length };
+  print({ ...common, server: "quire", cache: cacheLabel(cache, read), result: read, freshReads });
+  print({ ...common, server: "bare", cache: "-", result: reference });
+  log(
+    `  → ${((100 * read.all.perSecond) / reference.all.perSecond).toFixed(0)} % of bare node:http (${body.length} bytes; the two took turns)`,
+  );
+}
+
+/** The mixed load, then the write-then-read check again: writes ran, the next reads must see the newest. */
+async function mixedCase(
+  server: Running,
+  database: string,
+  posts: number,
+  workers: number,
+  cache: "on" | "off",
+): Promise<void> {
+  const sample = await sampleSite(server.origin);
+  const load = await drive(server.origin, mixedCalls(sample, 17));
+  print({
+    database,
+    posts,
+    server: "quire",
+    workers,
+    cache: cacheLabel(cache, load),
+    load: "mixed 90/10",
+    result: load,
+  });
+  await writeThenRead(server.origin, 2);
 }
 
 /** The SQLite site is copied before the run, so the writes never touch the cached build. */
