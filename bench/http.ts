@@ -426,34 +426,33 @@ function print(result: CaseResult): void {
 
 async function runDatabase(database: string, posts: number, databaseUrl: string): Promise<void> {
   log(`\n${database}, ${label(posts)} posts`);
-  const cases = cacheModes.flatMap((cache) => workerCounts.map((workers) => ({ cache, workers })));
+  const cases: ServerCase[] = cacheModes.flatMap((cache) =>
+    workerCounts.map((workers) => ({ database, posts, workers, cache })),
+  );
   // Every first-page case before any mixed load: the mixed load's writes stay (its replies also
   // move Threads up), and would change the page the later cases measure.
-  for (const { cache, workers } of cases) {
-    await withServer(databaseUrl, workers, cache, (server) =>
-      firstPageCase(server, database, posts, workers, cache),
-    );
-  }
-  if (mixed) {
-    for (const { cache, workers } of cases) {
-      await withServer(databaseUrl, workers, cache, (server) =>
-        mixedCase(server, database, posts, workers, cache),
-      );
-    }
-  }
+  for (const serverCase of cases) await withServer(databaseUrl, serverCase, firstPageCase);
+  if (mixed) for (const serverCase of cases) await withServer(databaseUrl, serverCase, mixedCase);
   log("  write-then-read: every read after a create showed it");
+}
+
+/** One reference server to measure: its database, worker count and response cache. */
+interface ServerCase {
+  database: string;
+  posts: number;
+  workers: number;
+  cache: "on" | "off";
 }
 
 /** Runs `run` against a reference server started for it, printing the server's stderr if it fails. */
 async function withServer(
   databaseUrl: string,
-  workers: number,
-  cache: "on" | "off",
-  run: (server: Running) => Promise<void>,
+  serverCase: ServerCase,
+  run: (server: Running, serverCase: ServerCase) => Promise<void>,
 ): Promise<void> {
-  const server = await startQuire(databaseUrl, workers, cache);
+  const server = await startQuire(databaseUrl, serverCase.workers, serverCase.cache);
   try {
-    await run(server);
+    await run(server, serverCase);
   } catch (error) {
     log(`  server stderr (tail):\n${server.stderr().slice(-3000)}`);
     throw error;
@@ -471,10 +470,7 @@ function cacheLabel(asked: "on" | "off", result: LoadResult): string {
 /** The write-then-read check, then the first page against the bare server sending the same bytes. */
 async function firstPageCase(
   server: Running,
-  database: string,
-  posts: number,
-  workers: number,
-  cache: "on" | "off",
+  { database, posts, workers, cache }: ServerCase,
 ): Promise<void> {
   const freshReads = await writeThenRead(server.origin, 5);
   // The bare server sends the bytes this server now sends for the page.
@@ -498,13 +494,7 @@ async function firstPageCase(
 }
 
 /** The mixed load, then the write-then-read check again: writes ran, the next reads must see the newest. */
-async function mixedCase(
-  server: Running,
-  database: string,
-  posts: number,
-  workers: number,
-  cache: "on" | "off",
-): Promise<void> {
+async function mixedCase(server: Running, { database, posts, workers, cache }: ServerCase): Promise<void> {
   const sample = await sampleSite(server.origin);
   const load = await drive(server.origin, mixedCalls(sample, 17));
   print({
