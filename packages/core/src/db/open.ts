@@ -185,7 +185,6 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
   if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const perConnection = options.statementCacheSize ?? defaultNamedStatementsPerConnection;
   const prepared = perConnection > 0 ? namedStatements(pool, { maxPerConnection: perConnection }) : pool;
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared }) });
   // The site version read, which every request makes, on a connection of its own
   // (db/version-connection.ts); opened at the first read, closed with the pool.
   const versions = new VersionConnection({
@@ -193,7 +192,22 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<Kysely<Databa
     named: perConnection > 0,
     onError,
   });
+  // The driver ends the pool when any Kysely instance sharing it is destroyed, one derived from
+  // `db` (`withSchema`, `withPlugin`, …) too; the version connection ends with it.
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: () => prepared.connect(),
+        end: async () => {
+          await versions.close();
+          await prepared.end();
+        },
+      },
+    }),
+  });
   registerVersionConnection(db, versions);
+  // Kysely's destroy() ends the pool only once a query has run; the version connection may have
+  // been opened before that (closing twice is a no-op).
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     await versions.close();

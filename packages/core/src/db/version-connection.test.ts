@@ -103,6 +103,32 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
       }
     });
 
+    it("closes with the pool when a Kysely instance derived from the database is destroyed", async () => {
+      const { db, reopen, cleanup } = await openTestDatabase();
+      await migrateToLatest(db);
+      const other = await reopen();
+      let destroyed = false;
+      try {
+        const connection = versionConnectionOf(other);
+        if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
+        await expectCurrent(new SiteVersionReader(other), db);
+        const { rows } = (await connection.query("select pg_backend_pid() as pid", [])) as {
+          rows: { pid: number }[];
+        };
+        const pid = rows[0]?.pid as number;
+        // A query through the pool, so that the driver the two instances share is in use.
+        await siteVersion(other);
+        // `withSchema` gives a new instance over the same driver; destroying it ends the pool.
+        await other.withSchema("public").destroy();
+        destroyed = true;
+        await expect(connection.query("select 1", [])).rejects.toThrow(/closed/);
+        await expect.poll(() => isAlive(db, pid), { timeout: 5000 }).toBe(false);
+      } finally {
+        if (!destroyed) await other.destroy();
+        await cleanup();
+      }
+    });
+
     it("reads through the pool when the server has closed the connection, and opens a new one for the next read", async () => {
       const { db, clients, dropped, reader, close } = await recordingSite();
       try {

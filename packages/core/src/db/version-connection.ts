@@ -24,6 +24,7 @@ export interface PgVersionClient {
  *   restart, `idle_session_timeout`, `pg_terminate_backend`) never reaches a request.
  * - One query at a time: node-postgres queues the rest on the client, and the reader never has more
  *   than one in flight anyway.
+ * - Closed with the pool (db/open.ts), whichever Kysely instance sharing the pool is destroyed.
  * - Closed after 10 s without a query, as the pool closes its idle clients (node-postgres'
  *   `idleTimeoutMillis` default), and opened again by the next read: a script that never destroys
  *   its database still exits once both are idle, as it did before this connection existed.
