@@ -52,6 +52,20 @@ export async function openPgSite(url: string, size: number, log: (line: string) 
   };
 }
 
+/**
+ * Marks the site of `size` posts as changed, so that the next {@link openPgSite} builds it again: a
+ * benchmark that wrote to it (bench:http's mixed load keeps its posts and replies) calls this, and
+ * the next run, on a reused `$QUIRE_BENCH_PG_URL`, measures the site as generated.
+ */
+export async function markPgSiteChanged(url: string, size: number): Promise<void> {
+  const raw = openRawPg(url, `bench_threads_${size}`);
+  try {
+    await raw.query("delete from bench_meta where key = 'build'");
+  } finally {
+    await raw.end();
+  }
+}
+
 async function isCurrent(raw: PgPool, size: number): Promise<boolean> {
   try {
     const { rows } = await raw.query("select value from bench_meta where key = 'build'");
