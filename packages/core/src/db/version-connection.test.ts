@@ -66,17 +66,31 @@ async function recordingSite(options: { idleMs?: number } = {}) {
   return { db, clients, dropped, reader: new SiteVersionReader(db), close };
 }
 
+/**
+ * Runs `check` with a migrated test database (`db`), a second instance openDatabase opened on it
+ * (`other`) and that instance's version connection; destroys both after (a second destroy is a no-op).
+ */
+async function withReopened(
+  check: (db: Kysely<Database>, other: Kysely<Database>, connection: VersionConnection) => Promise<void>,
+): Promise<void> {
+  const { db, reopen, cleanup } = await openTestDatabase();
+  await migrateToLatest(db);
+  const other = await reopen();
+  try {
+    const connection = versionConnectionOf(other);
+    if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
+    await check(db, other, connection);
+  } finally {
+    await other.destroy();
+    await cleanup();
+  }
+}
+
 describe.skipIf(testDatabaseKind() !== "postgres")(
   "the site version on a connection of its own (PostgreSQL)",
   () => {
     it("is read on the version connection openDatabase opened, which closes with the database", async () => {
-      const { db, reopen, cleanup } = await openTestDatabase();
-      await migrateToLatest(db);
-      const other = await reopen();
-      let destroyed = false;
-      try {
-        const connection = versionConnectionOf(other);
-        if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
+      await withReopened(async (db, other, connection) => {
         const reader = new SiteVersionReader(other);
         expect(connection.opened).toBe(0);
         await expectCurrent(reader, db);
@@ -94,23 +108,13 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         const pid = rows[0]?.pid as number;
         expect(await isAlive(db, pid)).toBe(true);
         await other.destroy();
-        destroyed = true;
         await expect(connection.query("select 1", [])).rejects.toThrow(/closed/);
         await expect.poll(() => isAlive(db, pid), { timeout: 5000 }).toBe(false);
-      } finally {
-        if (!destroyed) await other.destroy();
-        await cleanup();
-      }
+      });
     });
 
     it("closes with the pool when a Kysely instance derived from the database is destroyed", async () => {
-      const { db, reopen, cleanup } = await openTestDatabase();
-      await migrateToLatest(db);
-      const other = await reopen();
-      let destroyed = false;
-      try {
-        const connection = versionConnectionOf(other);
-        if (!connection) throw new Error("openDatabase gave PostgreSQL no version connection");
+      await withReopened(async (db, other, connection) => {
         await expectCurrent(new SiteVersionReader(other), db);
         const { rows } = (await connection.query("select pg_backend_pid() as pid", [])) as {
           rows: { pid: number }[];
@@ -120,13 +124,9 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
         await siteVersion(other);
         // `withSchema` gives a new instance over the same driver; destroying it ends the pool.
         await other.withSchema("public").destroy();
-        destroyed = true;
         await expect(connection.query("select 1", [])).rejects.toThrow(/closed/);
         await expect.poll(() => isAlive(db, pid), { timeout: 5000 }).toBe(false);
-      } finally {
-        if (!destroyed) await other.destroy();
-        await cleanup();
-      }
+      });
     });
 
     it("reads through the pool when the server has closed the connection, and opens a new one for the next read", async () => {
