@@ -534,14 +534,12 @@ async function pgCase(size: number): Promise<void> {
   try {
     const site = await openPgSite(url, size, log);
     await site.close();
+    // The mixed load's posts and replies will stay: the next run on this server builds the site
+    // again. Marked before any write, so a run that fails midway leaves the mark too.
+    if (mixed) await markPgSiteChanged(url, size);
     const withSchema = new URL(url);
     withSchema.searchParams.set("options", `-c search_path=${site.schema}`);
-    try {
-      await runDatabase("PostgreSQL", size, withSchema.toString());
-    } finally {
-      // The mixed load's posts and replies stay: the next run on this server builds the site again.
-      if (mixed) await markPgSiteChanged(url, size);
-    }
+    await runDatabase("PostgreSQL", size, withSchema.toString());
   } finally {
     await stop();
   }
