@@ -153,6 +153,27 @@ describe("a long transaction's commit (SQLite file)", () => {
     reopened.close();
   });
 
+  it("keeps checkpointing while its caller never lets the event loop turn", () => {
+    // What the engine does in a script that awaits one write after another: better-sqlite3 is
+    // synchronous, so nothing in between gives the event loop a turn. The thread's answers must
+    // reach `poke` anyway, or it asks once and never again.
+    const { main, checkpointer } = bareFile(64 * 1024);
+    const insert = main.prepare("insert into scratch (words) values (?)");
+    // Bounded by time and by rows (of 400 bytes: 80 MB at most), so a failing run ends soon.
+    const deadline = Date.now() + 20_000;
+    let rows = 0;
+    while (checkpointer.checkpoints < 5) {
+      if (Date.now() > deadline || rows > 200_000) {
+        throw new Error(`${checkpointer.checkpoints} checkpoints after ${rows} rows`);
+      }
+      insert.run("words ".repeat(66));
+      rows++;
+      checkpointer.poke();
+    }
+    expect(checkpointer.running).toBe(true);
+    return checkpointer.close().then(() => main.close());
+  });
+
   it("is checkpointed by the commit itself without the hook (the counterpart)", async () => {
     const { file, main, checkpointer, writeLong } = bareFile(256 * 1024);
     const sizeBefore = statSync(file).size;

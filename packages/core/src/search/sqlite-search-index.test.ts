@@ -114,6 +114,22 @@ describe("SQLite search index beside the file", () => {
     for (let n = 0; n < 60; n++) expect(await found(other.engine, `tag${n}z okapi`)).toEqual([ids[n]]);
   });
 
+  it("keeps indexing while a script writes without ever letting the event loop turn", async () => {
+    // An import that awaits one create after another: better-sqlite3 answers synchronously, so every
+    // await resolves as a microtask and the event loop never turns until the loop ends. The thread
+    // must still be asked again after its first pass, so the index follows the writes.
+    const { engine, file } = await site({ afterRows: 10, intervalMs: 0, batchRows: 20 });
+    const deadline = Date.now() + 20_000;
+    let written = 0;
+    let indexed = 0;
+    while (indexed < 200) {
+      if (Date.now() > deadline) throw new Error(`the index stopped at ${indexed} of ${written} rows`);
+      for (let n = 0; n < 10; n++, written++) await note(engine, `Numbat ${written}`);
+      if (existsSync(`${file}-search`)) indexed = indexFile(file).marks.indexed_through ?? 0;
+    }
+    expect(indexed).toBeLessThanOrEqual(written);
+  });
+
   it("never holds up a write: the engine writes while another connection holds the index file's lock", async () => {
     const { engine, db, file } = await site();
     await note(engine, "Quokka one");

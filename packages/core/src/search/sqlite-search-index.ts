@@ -76,6 +76,7 @@ const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driverPath);
 const { indexFile, siteFile, schema, batchRows } = workerData;
+const answered = new Int32Array(workerData.answered);
 const db = new Database(indexFile);
 db.pragma("journal_mode = WAL");
 db.pragma("busy_timeout = 5000");
@@ -153,9 +154,11 @@ function run() {
       return;
     }
     busy = false;
+    Atomics.store(answered, 0, passFor | 0);
     parentPort.postMessage({ ticket: passFor, through: done.through });
   } catch (error) {
     busy = false;
+    Atomics.store(answered, 0, received | 0);
     parentPort.postMessage({ ticket: received, error: String(error && error.message) });
   }
 }
@@ -208,7 +211,12 @@ export class SqliteSearchIndex {
   #failed = false;
   #failedAt = 0;
   #closed = false;
-  #pending = false;
+  /**
+   * The last ticket the thread has answered, shared with it: read by {@link poke}, which must see
+   * an answer even when the event loop has not turned since (a script awaiting writes one after
+   * another never lets it, and the thread's answer message waits until it does).
+   */
+  #answered: Int32Array | undefined;
   #lastAsked = 0;
   #tickets = 0;
   #waiters: { ticket: number; resolve: () => void; reject: (error: Error) => void }[] = [];
@@ -274,7 +282,7 @@ export class SqliteSearchIndex {
     // A thread that failed (its connection could not open the file, say) is tried again after a
     // while; meanwhile searches scan what it has not indexed.
     if (this.#failed && !this.#closed && now - this.#failedAt >= retryAfterMs) this.#failed = false;
-    if (this.#closed || this.#failed || this.#pending) return;
+    if (this.#closed || this.#failed || this.#pending()) return;
     if (now - this.#lastAsked < this.#options.intervalMs) return;
     this.#lastAsked = now;
     try {
@@ -325,8 +333,7 @@ export class SqliteSearchIndex {
     if (this.#failed) throw new Error("The search index thread failed");
     if (!this.#worker) this.#start();
     const worker = this.#worker;
-    if (!worker || (this.#pending && !force)) return this.#tickets;
-    this.#pending = true;
+    if (!worker || (this.#pending() && !force)) return this.#tickets;
     this.#tickets += 1;
     worker.postMessage(this.#tickets);
     return this.#tickets;
@@ -366,6 +373,9 @@ export class SqliteSearchIndex {
   }
 
   #start(): void {
+    // Every ticket handed out before this thread is answered: a thread that failed took them with it.
+    const answered = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    answered[0] = this.#tickets | 0;
     let worker: Worker;
     try {
       worker = new Worker(workerSource, {
@@ -377,6 +387,7 @@ export class SqliteSearchIndex {
           siteFile: this.#options.file,
           schema: schemaOf(""),
           batchRows: this.#options.batchRows,
+          answered: answered.buffer,
         },
       });
     } catch (error) {
@@ -384,7 +395,6 @@ export class SqliteSearchIndex {
       throw error;
     }
     worker.on("message", (answer: { ticket: number; error?: string }) => {
-      if (answer.ticket >= this.#tickets) this.#pending = false;
       this.#settle(answer.error === undefined ? undefined : new Error(answer.error), answer.ticket);
     });
     worker.on("error", () => this.#fail());
@@ -395,6 +405,16 @@ export class SqliteSearchIndex {
     // the process alive by itself, only while someone awaits `caughtUp()`.
     worker.unref();
     this.#worker = worker;
+    this.#answered = answered;
+  }
+
+  /**
+   * Whether a pass was asked that the thread has not answered yet: its last answer is not the last
+   * ticket (compared as 32-bit integers, as the slot holds them: a ticket past 2^31 wraps alike on
+   * both sides).
+   */
+  #pending(): boolean {
+    return this.#answered !== undefined && Atomics.load(this.#answered, 0) !== (this.#tickets | 0);
   }
 
   /** Answers the callers whose ticket a pass covered (every caller when `upTo` is left out). */
@@ -411,7 +431,7 @@ export class SqliteSearchIndex {
   #fail(): void {
     this.#failed = true;
     this.#failedAt = Date.now();
-    this.#pending = false;
+    this.#answered = undefined;
     this.#worker = undefined;
     this.#settle(new Error("The search index thread failed"));
   }
