@@ -108,11 +108,16 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   const probe = onDisk && wal ? walIndexProbe(filename) : undefined;
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
   // are also closed here for a database destroyed before its first query (closing twice is a no-op).
+  // The probe goes last, once no connection of this database is left to hold a lock on the file
+  // (db/wal-index-probe.ts: closing a descriptor drops the process's POSIX locks on the file).
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
-    probe?.close();
-    await destroy();
-    await Promise.all(helpers.map((helper) => helper.close()));
+    try {
+      await destroy();
+      await Promise.all(helpers.map((helper) => helper.close()));
+    } finally {
+      probe?.close();
+    }
   };
   if (probe) registerChangeProbe(db, probe);
   if (searchIndex) {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { ChangeProbe } from "./change-probe.js";
 
 /**
@@ -29,10 +29,33 @@ const isInitOffset = 12;
  *
  * Anything unexpected (no file yet, a short read, copies that differ, `isInit` unset) makes
  * {@link mark} return undefined: the reader then asks the database.
+ *
+ * Closing a descriptor of a file releases every POSIX lock the process holds on that file, through
+ * any descriptor (fcntl(2); sqlite.org/howtocorrupt.html § 2.2), and SQLite's locks on `-shm` are
+ * POSIX locks: the one that tells a newcomer the wal-index is in use, and the readers' marks that
+ * keep a checkpoint from overwriting pages they still read. So a probe's descriptor is closed only
+ * when no probe of the process still refers to that `-shm` (see {@link openShm}), and `openDatabase`
+ * closes its probe after the database's connections: closing one database never takes the locks of
+ * another on the same file.
  */
+/** The probes of this process on one `-shm` file (by device and inode), and their descriptors. */
+interface SharedShm {
+  key: string;
+  users: number;
+  fds: number[];
+}
+
+/**
+ * Every `-shm` file a probe of this process has open. A descriptor stays open until the last probe
+ * on its file closes: the same deferral SQLite's unix VFS makes for its own descriptors.
+ */
+const openShm = new Map<string, SharedShm>();
+
 export class WalIndexProbe implements ChangeProbe {
   readonly #path: string;
   #fd: number | undefined;
+  /** The `openShm` entry of the file `#fd` is open on. */
+  #shared: SharedShm | undefined;
   #closed = false;
   readonly #now = new Uint8Array(2 * headerBytes);
 
@@ -44,18 +67,40 @@ export class WalIndexProbe implements ChangeProbe {
     return this.#read() ? this.#now.slice(0, headerBytes) : undefined;
   }
 
-  /** Closes the file; later marks are undefined. */
+  /**
+   * Lets go of the file; later marks are undefined. Its descriptor is closed with the last probe of
+   * the process on that file (see the class comment).
+   */
   close(): void {
     this.#closed = true;
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    const shared = this.#shared;
     this.#fd = undefined;
+    this.#shared = undefined;
+    if (!shared || --shared.users > 0) return;
+    openShm.delete(shared.key);
+    for (const fd of shared.fds) closeSync(fd);
+  }
+
+  #open(): number {
+    const fd = openSync(this.#path, "r");
+    const { dev, ino } = fstatSync(fd);
+    const key = `${dev}:${ino}`;
+    let shared = openShm.get(key);
+    if (!shared) {
+      shared = { key, users: 0, fds: [] };
+      openShm.set(key, shared);
+    }
+    shared.users++;
+    shared.fds.push(fd);
+    this.#shared = shared;
+    return fd;
   }
 
   /** Reads both header copies into `#now`: true when they are whole, equal and initialised. */
   #read(): boolean {
     if (this.#closed) return false;
     try {
-      this.#fd ??= openSync(this.#path, "r");
+      this.#fd ??= this.#open();
       if (readSync(this.#fd, this.#now, 0, this.#now.length, 0) !== this.#now.length) return false;
     } catch {
       return false;
