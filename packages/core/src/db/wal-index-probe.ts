@@ -9,6 +9,19 @@ const headerBytes = 48;
 /** Offset of `isInit` in a header copy: 1 once the header holds a valid WAL state. */
 const isInitOffset = 12;
 
+/** The probes of this process on one `-shm` file (by device and inode), and their descriptors. */
+interface SharedShm {
+  key: string;
+  users: number;
+  fds: number[];
+}
+
+/**
+ * Every `-shm` file a probe of this process has open. A descriptor stays open until the last probe
+ * on its file closes: the same deferral SQLite's unix VFS makes for its own descriptors.
+ */
+const openShm = new Map<string, SharedShm>();
+
 /**
  * Tells whether a SQLite file in WAL mode has had a commit since a mark, from its wal-index header:
  * one `pread` of 96 bytes of `<file>-shm`, against a query's read transaction (its shared locks on
@@ -38,19 +51,6 @@ const isInitOffset = 12;
  * closes its probe after the database's connections: closing one database never takes the locks of
  * another on the same file.
  */
-/** The probes of this process on one `-shm` file (by device and inode), and their descriptors. */
-interface SharedShm {
-  key: string;
-  users: number;
-  fds: number[];
-}
-
-/**
- * Every `-shm` file a probe of this process has open. A descriptor stays open until the last probe
- * on its file closes: the same deferral SQLite's unix VFS makes for its own descriptors.
- */
-const openShm = new Map<string, SharedShm>();
-
 export class WalIndexProbe implements ChangeProbe {
   readonly #path: string;
   #fd: number | undefined;
