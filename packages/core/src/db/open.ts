@@ -99,17 +99,19 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
         })
       : undefined;
   const helpers = [checkpointer, searchIndex].filter((helper) => helper !== undefined);
-  const db = new Kysely<Database>({
-    dialect: new FileSqliteDialect({ database, file: filename, helpers }),
-  });
   // What lets the site version be known unchanged without a query (db/wal-index-probe.ts). SQLite
   // keeps `-shm` beside the file a symbolic link points to, so the probe looks there too; a path
   // that cannot be resolved gets no probe (the version is then read every time).
   const probe = onDisk && wal ? walIndexProbe(filename) : undefined;
+  // The probe closes last, once no connection of this database is left to hold a lock on the file
+  // (db/wal-index-probe.ts: closing a descriptor drops the process's POSIX locks on the file): after
+  // the driver's connection and threads, whichever instance sharing the driver is destroyed.
+  const db = new Kysely<Database>({
+    dialect: new FileSqliteDialect({ database, file: filename, helpers, afterClose: () => probe?.close() }),
+  });
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
-  // are also closed here for a database destroyed before its first query (closing twice is a no-op).
-  // The probe goes last, once no connection of this database is left to hold a lock on the file
-  // (db/wal-index-probe.ts: closing a descriptor drops the process's POSIX locks on the file).
+  // and the probe are also closed here for a database destroyed before its first query (closing
+  // twice is a no-op).
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     try {

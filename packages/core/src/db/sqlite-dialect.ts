@@ -16,6 +16,11 @@ export interface FileSqliteDialectConfig extends SqliteDialectConfig {
    * (search/sqlite-search-index.ts).
    */
   helpers?: readonly FileHelper[];
+  /**
+   * Runs once the driver has closed its connection and its helpers, whichever Kysely instance
+   * sharing the driver was destroyed (one made by `withSchema` or `withPlugin` included).
+   */
+  afterClose?: () => void;
   /** How long a transaction runs before its commit counts as a long one (default {@link longTransactionMs}). */
   longTransactionMs?: number;
 }
@@ -54,12 +59,14 @@ export class FileSqliteDialect extends SqliteDialect {
   readonly #file: string | undefined;
   readonly #helpers: NonNullable<FileSqliteDialectConfig["helpers"]>;
   readonly #longTransactionMs: number;
+  readonly #afterClose: (() => void) | undefined;
 
   constructor(config: FileSqliteDialectConfig) {
     super(config);
     this.#file = config.file === ":memory:" || config.file === "" ? undefined : resolve(config.file);
     this.#helpers = config.helpers ?? [];
     this.#longTransactionMs = config.longTransactionMs ?? longTransactionMs;
+    this.#afterClose = config.afterClose;
   }
 
   override createDriver(): Driver {
@@ -67,6 +74,7 @@ export class FileSqliteDialect extends SqliteDialect {
     const file = this.#file;
     const helpers = this.#helpers;
     const longAfterMs = this.#longTransactionMs;
+    const afterClose = this.#afterClose;
     const released = new WeakMap<DatabaseConnection, () => void>();
     // One connection (better-sqlite3 is synchronous): when its transaction began.
     let begunAt = 0;
@@ -113,8 +121,12 @@ export class FileSqliteDialect extends SqliteDialect {
         }
       },
       destroy: async () => {
-        await Promise.all(helpers.map((helper) => helper.close()));
-        await inner.destroy();
+        try {
+          await Promise.all(helpers.map((helper) => helper.close()));
+          await inner.destroy();
+        } finally {
+          afterClose?.();
+        }
       },
     };
   }

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -22,6 +31,20 @@ function locksOn(file: string): number {
       const fields = line.trim().split(/\s+/);
       return fields[4] === String(process.pid) && fields[5]?.endsWith(`:${ino}`);
     }).length;
+}
+
+/**
+ * Descriptors this process has open on `file`, as Linux lists them in /proc/self/fd (with
+ * " (deleted)" once unlinked: SQLite deletes `-shm` when the last connection to the file closes).
+ */
+function descriptorsOn(file: string): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).replace(/ \(deleted\)$/, "") === file;
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
 }
 
 // Whatever QUIRE_TEST_DATABASE says: this is how a SQLite file is read. /proc/locks is Linux's.
@@ -54,5 +77,22 @@ describe.runIf(existsSync("/proc/locks"))("the wal-index probe and SQLite's lock
     expect(after).toBeDefined();
     expect(Buffer.from(after as Uint8Array).equals(Buffer.from(before as Uint8Array))).toBe(false);
     await second.destroy();
+  });
+
+  it("destroying an instance made by withSchema closes the probe's descriptor too", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "quire-probe-derived-"));
+    folders.push(folder);
+    const file = join(folder, "site.db");
+    const db = await openDatabase({ url: file });
+    await createEngine({ db }).migrate();
+    await sql`select count(*) from posts`.execute(db);
+    expect(changeProbeOf(db)?.mark()).toBeDefined();
+    const shm = `${realpathSync(folder)}/site.db-shm`;
+    expect(descriptorsOn(shm)).toBeGreaterThan(0);
+
+    // Kysely's derived instances share the driver: destroying one closes the connection and the
+    // threads beside the file, and the probe must not outlive them.
+    await db.withSchema("main").destroy();
+    expect(descriptorsOn(shm)).toBe(0);
   });
 });
