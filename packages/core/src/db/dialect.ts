@@ -60,7 +60,8 @@ const sqlite: Dialect = {
   name: "sqlite",
   isUniqueViolation: (err) =>
     errorCodeOf(err) === "SQLITE_CONSTRAINT_UNIQUE" || errorCodeOf(err) === "SQLITE_CONSTRAINT_PRIMARYKEY",
-  isWriteConflict: (err) => errorCodeOf(err) === "SQLITE_BUSY",
+  // Busy past the timeout: another process held the write lock, or was recovering the WAL.
+  isWriteConflict: (err) => errorCodeOf(err) === "SQLITE_BUSY" || errorCodeOf(err) === "SQLITE_BUSY_RECOVERY",
   lockMigrations: async (trx, journal) => {
     await journal.create();
     await trx.deleteFrom(journal.name).where("name", "=", "").execute();

@@ -14,6 +14,9 @@ import { registerVersionConnection, VersionConnection } from "./version-connecti
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { WalIndexProbe } from "./wal-index-probe.js";
 
+/** How long a SQLite write waits for another process's write lock by default, in milliseconds. */
+const defaultBusyTimeoutMs = 5000;
+
 /** Options for {@link openDatabase}. */
 export interface OpenDatabaseOptions {
   /** A SQLite file path (or `sqlite:` / `file:` URL, or `:memory:`), or a `postgres://` URL. */
@@ -35,6 +38,13 @@ export interface OpenDatabaseOptions {
    * (PgBouncer before 1.21 or without `max_prepared_statements`).
    */
   statementCacheSize?: number;
+  /**
+   * SQLite only: how long a write waits for the file's write lock while another process (another
+   * worker of the reference server) writes, in milliseconds (default 5,000); then it fails with
+   * `SQLITE_BUSY`, which the engine answers as 409 `CONFLICT`. The wait is on timers, so the event
+   * loop goes on meanwhile (db/sqlite-dialect.ts); the connection's own `busy_timeout` is 0.
+   */
+  busyTimeoutMs?: number;
   /**
    * SQLite file only: WAL checkpoints in a worker thread with its own connection, once the WAL has
    * grown past `afterBytes` (default 4 MiB), instead of in the commit that crosses SQLite's
@@ -67,9 +77,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Kysely
 async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database>> {
   const { default: SQLite } = await import("better-sqlite3");
   const filename = options.url.replace(/^sqlite:(\/\/)?/, "").replace(/^file:(\/\/)?/, "");
+  const busyTimeoutMs = options.busyTimeoutMs ?? defaultBusyTimeoutMs;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new Error(`busyTimeoutMs must be a whole number of milliseconds, 0 or more: ${busyTimeoutMs}`);
+  }
   const sqlite = new SQLite(filename);
   const wal = sqlite.pragma("journal_mode = WAL", { simple: true }) === "wal";
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = NORMAL");
   // Statement journals in memory: a post insert (counter triggers, 17 indexes) journals ~26 pages,
@@ -107,7 +121,13 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
   // (db/wal-index-probe.ts: closing a descriptor drops the process's POSIX locks on the file): after
   // the driver's connection and threads, whichever instance sharing the driver is destroyed.
   const db = new Kysely<Database>({
-    dialect: new FileSqliteDialect({ database, file: filename, helpers, afterClose: () => probe?.close() }),
+    dialect: new FileSqliteDialect({
+      database,
+      file: filename,
+      helpers,
+      busyTimeoutMs,
+      afterClose: () => probe?.close(),
+    }),
   });
   // Kysely's destroy() closes a driver only once it has run a query, so the threads beside the file
   // and the probe are also closed here for a database destroyed before its first query (closing
@@ -132,7 +152,7 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<Kysely<Database
     registerReadSnapshot(db, async () => {
       const reader = new SQLite(filename, { fileMustExist: true });
       try {
-        reader.pragma("busy_timeout = 5000");
+        reader.pragma(`busy_timeout = ${busyTimeoutMs}`);
         reader.pragma("query_only = 1");
         reader.exec("begin");
         // WAL: the snapshot is taken by the transaction's first read, here rather than at the caller's.

@@ -3,6 +3,7 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   SqliteDialect,
   type SqliteDialectConfig,
 } from "kysely";
@@ -21,6 +22,12 @@ export interface FileSqliteDialectConfig extends SqliteDialectConfig {
    * sharing the driver was destroyed (one made by `withSchema` or `withPlugin` included).
    */
   afterClose?: () => void;
+  /**
+   * How long a statement waits for a lock another process holds (a transaction's begin for the
+   * write lock, mostly), in milliseconds, on timers (see {@link FileSqliteDialect}). Default: the
+   * connection's `busy_timeout` at its first use, which the dialect then sets to 0.
+   */
+  busyTimeoutMs?: number;
   /** How long a transaction runs before its commit counts as a long one (default {@link longTransactionMs}). */
   longTransactionMs?: number;
 }
@@ -48,11 +55,18 @@ export const longTransactionMs = 25;
  * Kysely's SQLite dialect for a database file that several engines may write at once (two server
  * processes, or two engines in one process):
  * - every transaction begins IMMEDIATE: it takes the file's write lock at its start, waiting for it
- *   up to `busy_timeout`. A deferred transaction that read first cannot upgrade to a writer once
+ *   up to `busyTimeoutMs`. A deferred transaction that read first cannot upgrade to a writer once
  *   another connection has written; WAL answers `SQLITE_BUSY` at once, whatever the timeout.
  * - connections to one file in one process take turns. better-sqlite3 waits for a lock
  *   synchronously, so a connection waiting for another of the same process would block the event
  *   loop its holder needs to finish.
+ * - a statement waits for another process's lock without blocking the event loop. The connection
+ *   runs with `busy_timeout` 0, and a statement outside a transaction (a `begin immediate`, most
+ *   often) that SQLite answers `SQLITE_BUSY` is run again after the delays of SQLite's own busy
+ *   handler, on timers, up to `busyTimeoutMs`. With `busy_timeout` alone, better-sqlite3 sleeps in
+ *   SQLite's handler on the event loop, and the worker answers nothing else, cached pages included,
+ *   until the other worker's write ends. Inside a transaction the write lock is held, and nothing
+ *   waits for another writer.
  * @see docs/reliability.md
  */
 export class FileSqliteDialect extends SqliteDialect {
@@ -60,6 +74,7 @@ export class FileSqliteDialect extends SqliteDialect {
   readonly #helpers: NonNullable<FileSqliteDialectConfig["helpers"]>;
   readonly #longTransactionMs: number;
   readonly #afterClose: (() => void) | undefined;
+  readonly #busyTimeoutMs: number | undefined;
 
   constructor(config: FileSqliteDialectConfig) {
     super(config);
@@ -67,6 +82,7 @@ export class FileSqliteDialect extends SqliteDialect {
     this.#helpers = config.helpers ?? [];
     this.#longTransactionMs = config.longTransactionMs ?? longTransactionMs;
     this.#afterClose = config.afterClose;
+    this.#busyTimeoutMs = config.busyTimeoutMs;
   }
 
   override createDriver(): Driver {
@@ -75,36 +91,72 @@ export class FileSqliteDialect extends SqliteDialect {
     const helpers = this.#helpers;
     const longAfterMs = this.#longTransactionMs;
     const afterClose = this.#afterClose;
+    const configuredBusyTimeoutMs = this.#busyTimeoutMs;
     const released = new WeakMap<DatabaseConnection, () => void>();
     // One connection (better-sqlite3 is synchronous): when its transaction began.
     let begunAt = 0;
+    // The connection as the engine sees it: statements that meet another process's lock wait on
+    // timers (see the class comment). Made at the first use, once `busy_timeout` is read and set to 0.
+    let waiting: DatabaseConnection | undefined;
+    let inTransaction = false;
+    const lockWaiting = async (connection: DatabaseConnection): Promise<DatabaseConnection> => {
+      if (waiting) return waiting;
+      const timeoutMs = configuredBusyTimeoutMs ?? (await busyTimeoutOf(connection));
+      await connection.executeQuery(noBusyTimeout);
+      const wrapped: DatabaseConnection = {
+        executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+          // Inside a transaction the write lock is held: nothing there waits for another writer.
+          if (inTransaction) return connection.executeQuery<R>(query);
+          // Kysely's SQLite connection throws a statement's error as it calls it, not in the promise.
+          try {
+            return connection
+              .executeQuery<R>(query)
+              .catch((error) => retryWhileBusy<R>(error, connection, query, timeoutMs));
+          } catch (error) {
+            return retryWhileBusy<R>(error, connection, query, timeoutMs);
+          }
+        },
+        streamQuery: (query, chunkSize) =>
+          streamWaitingForLock(connection, query, chunkSize, timeoutMs, () => inTransaction),
+      };
+      waiting = wrapped;
+      return wrapped;
+    };
     return {
       init: () => inner.init(),
       acquireConnection: async () => {
         const release = file === undefined ? noop : await takeTurn(file);
         try {
           const connection = await inner.acquireConnection();
-          released.set(connection, release);
-          return connection;
+          const usable = file === undefined ? connection : await lockWaiting(connection);
+          released.set(usable, release);
+          return usable;
         } catch (err) {
           release();
           throw err;
         }
       },
       beginTransaction: async (connection) => {
-        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+        await connection.executeQuery(beginImmediate);
+        inTransaction = true;
         begunAt = performance.now();
       },
       commitTransaction: async (connection) => {
-        if (performance.now() - begunAt < longAfterMs) return inner.commitTransaction(connection);
-        const after = helpers.map((helper) => helper.beforeLongCommit?.());
+        const after =
+          performance.now() - begunAt < longAfterMs
+            ? []
+            : helpers.map((helper) => helper.beforeLongCommit?.());
         try {
           await inner.commitTransaction(connection);
+          inTransaction = false;
         } finally {
           for (const done of after) done?.();
         }
       },
-      rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
+      rollbackTransaction: async (connection) => {
+        await inner.rollbackTransaction(connection);
+        inTransaction = false;
+      },
       savepoint: (connection, name, compile) =>
         callOptional(inner.savepoint, inner, connection, name, compile),
       rollbackToSavepoint: (connection, name, compile) =>
@@ -130,6 +182,98 @@ export class FileSqliteDialect extends SqliteDialect {
       },
     };
   }
+}
+
+const beginImmediate = CompiledQuery.raw("begin immediate");
+const noBusyTimeout = CompiledQuery.raw("pragma busy_timeout = 0");
+
+/**
+ * The delays between tries of SQLite's default busy handler (`sqliteDefaultBusyCallback` in
+ * main.c), in milliseconds; the last one repeats.
+ */
+const busyDelays = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+/** The connection's `busy_timeout`, in milliseconds. */
+async function busyTimeoutOf(connection: DatabaseConnection): Promise<number> {
+  const { rows } = await connection.executeQuery<{ timeout: number }>(
+    CompiledQuery.raw("pragma busy_timeout"),
+  );
+  return rows[0]?.timeout ?? 0;
+}
+
+/**
+ * After a try that met another connection's lock: waits the next of SQLite's busy-handler delays,
+ * on a timer rather than in a sleep of the calling thread, or rethrows `error` once `timeoutMs`
+ * have passed since `started` (or when it is not a lock's answer), as the busy handler would.
+ */
+async function waitAfterBusy(
+  error: unknown,
+  attempt: number,
+  started: number,
+  timeoutMs: number,
+): Promise<void> {
+  const left = timeoutMs - (performance.now() - started);
+  if (!isLockBusy(error) || left <= 0) throw error;
+  const delay = busyDelays[Math.min(attempt, busyDelays.length - 1)] as number;
+  await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+}
+
+/**
+ * Runs `query` again while SQLite answers `SQLITE_BUSY` (the connection's `busy_timeout` is 0, so
+ * it answers at once). A statement that met a lock changed nothing, so it can be run again.
+ */
+async function retryWhileBusy<R>(
+  error: unknown,
+  connection: DatabaseConnection,
+  query: CompiledQuery,
+  timeoutMs: number,
+): Promise<QueryResult<R>> {
+  const started = performance.now();
+  for (let attempt = 0; ; attempt++) {
+    await waitAfterBusy(error, attempt, started, timeoutMs);
+    try {
+      return await connection.executeQuery<R>(query);
+    } catch (next) {
+      error = next;
+    }
+  }
+}
+
+/** A streamed query, begun again while it meets a lock before its first row (see {@link retryWhileBusy}). */
+async function* streamWaitingForLock<R>(
+  connection: DatabaseConnection,
+  query: CompiledQuery,
+  chunkSize: number | undefined,
+  timeoutMs: number,
+  inTransaction: () => boolean,
+): AsyncIterableIterator<QueryResult<R>> {
+  const started = performance.now();
+  for (let attempt = 0; ; attempt++) {
+    const rows = connection.streamQuery<R>(query, chunkSize);
+    let first: IteratorResult<QueryResult<R>>;
+    try {
+      first = await rows.next();
+    } catch (error) {
+      if (inTransaction()) throw error;
+      await waitAfterBusy(error, attempt, started, timeoutMs);
+      continue;
+    }
+    if (first.done) return;
+    try {
+      yield first.value;
+      yield* rows;
+    } finally {
+      // A consumer that stops at the first row leaves `rows` open (and its statement busy) otherwise.
+      await rows.return?.(undefined);
+    }
+    return;
+  }
+}
+
+/** SQLite's answer while another connection holds the lock (or recovers the WAL): try again later. */
+function isLockBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_RECOVERY";
 }
 
 type SavepointMethod = Driver["savepoint"];
