@@ -154,8 +154,12 @@ export class FileSqliteDialect extends SqliteDialect {
         }
       },
       rollbackTransaction: async (connection) => {
-        await inner.rollbackTransaction(connection);
-        inTransaction = false;
+        try {
+          await inner.rollbackTransaction(connection);
+        } finally {
+          // Also when SQLite had already undone the transaction ("no transaction is active").
+          inTransaction = false;
+        }
       },
       savepoint: (connection, name, compile) =>
         callOptional(inner.savepoint, inner, connection, name, compile),

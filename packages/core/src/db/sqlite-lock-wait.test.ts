@@ -81,6 +81,20 @@ describe("a SQLite write waiting for another process's write lock", () => {
     expect((await engine.posts.list({})).posts.map((post) => post.title)).toEqual(["In time"]);
   });
 
+  it("waits on timers again after a transaction that was rolled back", async () => {
+    const { db, engine, other } = await engineBesideAWriter(5000);
+    other.exec("commit");
+    await expect(
+      db.transaction().execute(async () => {
+        throw new Error("undone");
+      }),
+    ).rejects.toThrow("undone");
+    other.exec("begin immediate");
+    setTimeout(() => other.open && other.exec("commit"), 100);
+    const post = await engine.posts.create({ format: "note", title: "After a rollback" });
+    expect((await engine.posts.get({ id: post.id })).title).toBe("After a rollback");
+  });
+
   it("still streams a query's rows, and lets a stream stop early", async () => {
     const { db, engine, other } = await engineBesideAWriter(5000);
     other.exec("commit");
