@@ -57,9 +57,9 @@ export const longTransactionMs = 25;
  * - every transaction begins IMMEDIATE: it takes the file's write lock at its start, waiting for it
  *   up to `busyTimeoutMs`. A deferred transaction that read first cannot upgrade to a writer once
  *   another connection has written; WAL answers `SQLITE_BUSY` at once, whatever the timeout.
- * - connections to one file in one process take turns. better-sqlite3 waits for a lock
- *   synchronously, so a connection waiting for another of the same process would block the event
- *   loop its holder needs to finish.
+ * - connections to one file in one process take turns, in a queue in memory: one waits for another
+ *   of its process without polling the file's lock (in SQLite's busy handler, which better-sqlite3
+ *   runs on the event loop, it would block the loop the lock's holder needs to finish).
  * - a statement waits for another process's lock without blocking the event loop. The connection
  *   runs with `busy_timeout` 0, and a statement outside a transaction (a `begin immediate`, most
  *   often) that SQLite answers `SQLITE_BUSY` is run again after the delays of SQLite's own busy
