@@ -144,7 +144,7 @@ export class FileSqliteDialect extends SqliteDialect {
       commitTransaction: async (connection) => {
         const after =
           performance.now() - begunAt < longAfterMs
-            ? []
+            ? nothingAfter
             : helpers.map((helper) => helper.beforeLongCommit?.());
         try {
           await inner.commitTransaction(connection);
@@ -187,6 +187,9 @@ export class FileSqliteDialect extends SqliteDialect {
     };
   }
 }
+
+/** What runs after a short transaction's commit: nothing (one array, not one per commit). */
+const nothingAfter: readonly ((() => void) | undefined)[] = [];
 
 const beginImmediate = CompiledQuery.raw("begin immediate");
 const noBusyTimeout = CompiledQuery.raw("pragma busy_timeout = 0");
