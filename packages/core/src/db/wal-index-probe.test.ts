@@ -87,8 +87,9 @@ describe.runIf(existsSync("/proc/locks"))("the wal-index probe and SQLite's lock
     await createEngine({ db }).migrate();
     await sql`select count(*) from posts`.execute(db);
     expect(changeProbeOf(db)?.mark()).toBeDefined();
-    const shm = `${realpathSync(folder)}/site.db-shm`;
-    expect(descriptorsOn(shm)).toBeGreaterThan(0);
+    const shm = join(realpathSync(folder), "site.db-shm");
+    // SQLite's own descriptor (its connections in the process share one) and the probe's.
+    expect(descriptorsOn(shm)).toBeGreaterThanOrEqual(2);
 
     // Kysely's derived instances share the driver: destroying one closes the connection and the
     // threads beside the file, and the probe must not outlive them.
