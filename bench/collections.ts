@@ -18,7 +18,7 @@
  */
 
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { ownerCaller } from "../packages/core/src/caller.js";
 import { refreshCollectionFigures } from "../packages/core/src/collections/memberships.js";
@@ -35,6 +35,7 @@ import { parseSize, postgresUrl } from "./bench-args.js";
 import { openRawPg, openRawSqlite } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
+import { benchReport } from "./report.js";
 import { mediaColumns } from "./site-data.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -51,7 +52,8 @@ const smartCount = Number(args.smart ?? 50);
 const iterations = Number(args.iterations ?? 300);
 const warmup = Math.ceil(iterations / 10);
 const coldIterations = Number(args.cold ?? 20);
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:collections");
+const { log } = report;
 
 /** Media URLs need a store; nothing is read from it. */
 const urlOnlyStorage = {
@@ -674,11 +676,6 @@ function table(result: DatabaseResult): void {
 
 const results: DatabaseResult[] = [];
 log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(", ")}`,
-);
-log(
   `${iterations} timed rounds (baseline, in-process, handler in turn) after ${warmup} warm-up rounds; cold reads ${coldIterations} rounds; limit 20`,
 );
 mkdirSync(dataDir, { recursive: true });
@@ -738,3 +735,4 @@ if (args.pg === "on") {
 }
 writeFileSync(`${dataDir}collections-results.json`, `${JSON.stringify(results, null, 2)}\n`);
 log("\nFigures saved to bench/.data/collections-results.json");
+report.save();

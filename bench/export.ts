@@ -10,7 +10,7 @@
  * See bench/README.md § Export.
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
@@ -22,6 +22,7 @@ import { importSiteArchive } from "../packages/core/src/export/import-archive.js
 import { isStreamedFile } from "../packages/core/src/export/streamed-file.js";
 import { chunksOf, type Storage } from "../packages/core/src/storage.js";
 import { label, parseSize } from "./bench-args.js";
+import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -33,7 +34,8 @@ const args = Object.fromEntries(
 );
 const size = parseSize(args.size ?? "100k");
 const format = args.format ?? "both";
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:export");
+const { log } = report;
 
 /** A store with no files: media rows point at nothing, which both exports log and skip. */
 const emptyStorage = {
@@ -62,9 +64,6 @@ async function measure(name: string, stream: () => AsyncIterable<Uint8Array>): P
   );
 }
 
-log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
-);
 const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
 site.close();
 const engine: Engine = createEngine({ db: await openDatabase({ url: site.file }), storage: emptyStorage });
@@ -114,3 +113,4 @@ if (args.import) {
   }
 }
 await engine.close();
+report.save();

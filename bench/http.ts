@@ -16,11 +16,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { label, parseSize, postgresUrl } from "./bench-args.js";
 import { markPgSiteChanged, openPgSite } from "./pg-site.js";
+import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -42,7 +43,8 @@ const rounds = Number(args.rounds ?? 6);
 const mixed = args.mixed !== "off";
 const devToken = "bench-http-dev-token";
 const firstPage = "/api/public/threads?include=fold";
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:http");
+const { log } = report;
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -547,11 +549,6 @@ async function pgCase(size: number): Promise<void> {
 
 mkdirSync(dataDir, { recursive: true });
 log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ")}`,
-);
-log(
   `${connections} keep-alive clients (undici Pool, one request in flight each), ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured per case; workers ${workerCounts.join(",")}; cache ${cacheModes.join(",")}`,
 );
 try {
@@ -566,3 +563,4 @@ try {
       .join(" ")}`,
   );
 }
+report.save();

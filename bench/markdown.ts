@@ -5,13 +5,12 @@
  * the outcome (rendered, or refused with a 400). See bench/README.md.
  */
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { availableParallelism, freemem, loadavg, totalmem } from "node:os";
 import { isEngineError } from "../packages/core/src/errors.js";
 import { renderMarkdown } from "../packages/core/src/render/index.js";
 import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
 import { pathologicalMarkdown } from "../packages/core/src/render/pathological-markdown.js";
 import { parseSize } from "./bench-args.js";
+import { benchReport } from "./report.js";
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -69,12 +68,13 @@ async function runAll(): Promise<void> {
   const sizes = (args.sizes ?? "1k,10k,100k,1m").split(",").map(parseSize);
   const limitMs = Number(args.limit ?? 30) * 1000;
   const only = args.only?.split(",");
-  printMachine();
-  console.log(
+  const report = benchReport("bench:markdown");
+  const { log } = report;
+  log(
     `\nCPU ms of parseMarkdown / renderMarkdown, each case in a fresh process; limit ${limitMs / 1000} s.\n`,
   );
-  console.log(`| case | source | ${sizes.map(formatSize).join(" | ")} |`);
-  console.log(`|---|---|${sizes.map(() => "---").join("|")}|`);
+  log(`| case | source | ${sizes.map(formatSize).join(" | ")} |`);
+  log(`|---|---|${sizes.map(() => "---").join("|")}|`);
   for (const [index, spec] of pathologicalMarkdown.entries()) {
     if (only && !only.some((text: string) => spec.name.includes(text))) continue;
     const cells: string[] = [];
@@ -86,8 +86,9 @@ async function runAll(): Promise<void> {
       timedOut ||= result === "timeout";
       cells.push(result === "skipped" ? "—" : formatCell(result, limitMs));
     }
-    console.log(`| ${spec.name} | ${spec.source} | ${cells.join(" | ")} |`);
+    log(`| ${spec.name} | ${spec.source} | ${cells.join(" | ")} |`);
   }
+  report.save();
 }
 
 function measureInChild(caseIndex: number, size: number, limitMs: number): Promise<Measurement | "timeout"> {
@@ -119,25 +120,6 @@ function formatCell(result: Measurement | "timeout", limitMs: number): string {
 
 function ms(value: number): string {
   return value < 10 ? value.toFixed(1) : value.toFixed(0);
-}
-
-function printMachine(): void {
-  const model = /model name\s*:\s*(.*)/.exec(readOptional("/proc/cpuinfo"))?.[1] ?? "unknown CPU";
-  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
-  console.log(
-    `${availableParallelism()} CPUs (${model}), ${gib(totalmem())} RAM (${gib(freemem())} free), ` +
-      `load ${loadavg()
-        .map((load) => load.toFixed(1))
-        .join(" ")}, Node ${process.version}`,
-  );
-}
-
-function readOptional(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
 }
 
 function formatSize(size: number): string {

@@ -7,7 +7,6 @@
  * handler, and the same call made by the official SDK client (Streamable HTTP transport, its
  * fetch pointed at the handler). See bench/README.md § MCP.
  */
-import { cpus, totalmem } from "node:os";
 import { ownerCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine } from "../packages/core/src/engine.js";
@@ -19,6 +18,7 @@ import { StreamableHTTPClientTransport } from "../packages/mcp-adapter/node_modu
 import { createMcpHandler } from "../packages/mcp-adapter/src/index.js";
 import { label, parseSize } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
+import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -31,7 +31,8 @@ const args = Object.fromEntries(
 const size = parseSize(args.size ?? "100k");
 const iterations = Number(args.iterations ?? 300);
 const warmup = Math.ceil(iterations / 10);
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:mcp");
+const { log } = report;
 
 /** Media URLs need a store; nothing is read from it. */
 const urlOnlyStorage = {
@@ -42,9 +43,6 @@ const urlOnlyStorage = {
   delete: () => Promise.resolve(),
 } satisfies Storage;
 
-log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
-);
 const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
 // In-process answers name the handler's addresses too (contentUrl), so all four read the same page.
 const engine = createEngine({
@@ -161,3 +159,4 @@ log(smallRow("POST /api/mcp ping", small.ping));
 await client.close();
 await engine.close();
 site.close();
+report.save();

@@ -4,9 +4,8 @@
  * `renderMarkdown` does it now, alternated round by round in one process, and a check that both
  * give the same bytes.
  *
- *   node --conditions=source --import tsx bench/render-after-parse.ts [--bodies=2000] [--rounds=5]
+ *   pnpm bench:render-after-parse [--bodies=2000] [--rounds=5]
  */
-import os from "node:os";
 import { docToMdast } from "../packages/core/src/render/doc-to-mdast.js";
 import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
 import { parseMarkdown } from "../packages/core/src/render/parse-markdown.js";
@@ -17,9 +16,12 @@ import { libraryMdastToHtml, mdastToHtml } from "../packages/core/src/render/to-
 import { libraryMdastToMarkdown, mdastToMarkdown } from "../packages/core/src/render/to-markdown.js";
 import { mdastToText } from "../packages/core/src/render/to-text.js";
 import { benchArgs, parseSize } from "./bench-args.js";
+import { benchReport } from "./report.js";
 import { markdownBody } from "./write-body.js";
 
 const args = benchArgs();
+const report = benchReport("bench:render-after-parse");
+const { log } = report;
 const count = parseSize(args.bodies ?? "2000");
 const rounds = Number(args.rounds ?? 5);
 
@@ -68,9 +70,9 @@ for (let round = 0; round <= rounds; round++) {
   }
 }
 
-console.log(`render after the parse, ${count} bench:write bodies, best of ${rounds} rounds`);
-console.log(`machine: ${os.cpus()[0]?.model ?? "?"} × ${os.cpus().length}, Node ${process.version}`);
-console.log("step".padEnd(18), "before ms".padStart(10), "after ms".padStart(10));
+log(`render after the parse, ${count} bench:write bodies, best of ${rounds} rounds`);
+log(`${"step".padEnd(18)} ${"before ms".padStart(10)} ${"after ms".padStart(10)}`);
 for (const [name, { before, after }] of best) {
-  console.log(name.padEnd(18), before.toFixed(3).padStart(10), after.toFixed(3).padStart(10));
+  log(`${name.padEnd(18)} ${before.toFixed(3).padStart(10)} ${after.toFixed(3).padStart(10)}`);
 }
+report.save();

@@ -7,14 +7,16 @@
  *
  *   pnpm bench:render [--bodies=2000] [--rounds=5]
  */
-import os from "node:os";
 import { mdastToDoc } from "../packages/core/src/render/mdast-to-doc.js";
 import { type ParseRoute, parseMarkdownRouted } from "../packages/core/src/render/parse-markdown.js";
 import { renderDoc } from "../packages/core/src/render/render-doc.js";
 import { benchArgs, parseSize } from "./bench-args.js";
+import { benchReport } from "./report.js";
 import { markdownBody } from "./write-body.js";
 
 const args = benchArgs();
+const report = benchReport("bench:render");
+const { log } = report;
 const count = parseSize(args.bodies ?? "2000");
 const rounds = Number(args.rounds ?? 5);
 const bodies = Array.from({ length: count }, (_, n) => markdownBody(n));
@@ -48,15 +50,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const cpus = os.cpus();
-console.log(
-  `Machine: Node ${process.version}, ${cpus.length} × ${cpus[0]?.model}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os
-    .loadavg()
-    .map((load) => load.toFixed(1))
-    .join(" ")}`,
-);
-console.log(
-  `${count} bench:write bodies (${bodies[0]!.length} characters for body 0), best of ${rounds} rounds`,
-);
-console.log(`Routes: ${JSON.stringify(routes)}; every body renders to the same bytes by either parse`);
-for (const [name] of series) console.log(`${name.padEnd(44)} ${best.get(name)!.toFixed(3)} ms per body`);
+log(`${count} bench:write bodies (${bodies[0]!.length} characters for body 0), best of ${rounds} rounds`);
+log(`Routes: ${JSON.stringify(routes)}; every body renders to the same bytes by either parse`);
+for (const [name] of series) log(`${name.padEnd(44)} ${best.get(name)!.toFixed(3)} ms per body`);
+report.save();

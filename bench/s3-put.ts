@@ -11,11 +11,11 @@ import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { cpus, totalmem } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { benchReport } from "./report.js";
 
 const MiB = 1024 * 1024;
 const BUCKET = "quire-bench";
@@ -181,6 +181,8 @@ async function runPut(job: PutJob): Promise<void> {
 // The parent: makes the files, starts the server, runs the rounds.
 
 async function main(): Promise<void> {
+  const report = benchReport("bench:s3");
+  const { log } = report;
   const sizeMiB = Number(args["size-mib"] ?? 1024);
   const runs = Number(args.runs ?? 5);
   const partSize = Number(args["part-mib"] ?? 8) * MiB;
@@ -189,14 +191,11 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const file = await sourceFile(sizeMiB);
   const warmFile = await sourceFile(64);
-  console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node ${process.version}`,
-  );
-  console.log(`Body: ${sizeMiB} MiB in 64 KiB chunks; part size ${partSize / MiB} MiB; ${runs} rounds\n`);
+  log(`Body: ${sizeMiB} MiB in 64 KiB chunks; part size ${partSize / MiB} MiB; ${runs} rounds\n`);
 
   // `--store=/dev/shm/…` puts s3rver's files in memory, taking the VM's disk (and its drift) out.
   const store = path.resolve(args.store ?? path.join(dataDir, "store"));
-  console.log(`s3rver's files: ${store}\n`);
+  log(`s3rver's files: ${store}\n`);
   const server = await startS3rver(store);
   const results = new Map<string, PutResult[]>(names.map((name) => [name, []]));
   try {
@@ -205,7 +204,7 @@ async function main(): Promise<void> {
       for (const name of order) {
         const result = await runPutChild({ endpoint: server.endpoint, case: name, file, warmFile, partSize });
         results.get(name)?.push(result);
-        console.log(
+        log(
           `round ${round + 1} ${name}: ${mibps(result.bytes / result.seconds)} MiB/s (${result.seconds.toFixed(2)} s, of which complete ${result.completeSeconds.toFixed(2)} s), CPU ${result.cpuSeconds.toFixed(2)} s, RSS +${(result.rssGrowth / MiB).toFixed(1)} MiB`,
         );
       }
@@ -222,23 +221,22 @@ async function main(): Promise<void> {
     const shares = rounds.map((round, index) => rateOf(round) / rateOf(reference[index] as PutResult));
     return `${pct(median(shares))} (${pct(Math.min(...shares))}–${pct(Math.max(...shares))})`;
   };
-  console.log(
+  log(
     "\n| case | MiB/s, median (range) | % of PutObject, same round | MiB/s before complete | complete, s | client CPU, s | peak RSS growth, median (max) |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  log("|---|---|---|---|---|---|---|");
   for (const [name, rounds] of results) {
     const rates = rounds.map(rateOf);
     const sending = rounds.map(({ bytes, seconds, completeSeconds }) => bytes / (seconds - completeSeconds));
     const growth = rounds.map(({ rssGrowth }) => rssGrowth / MiB);
     const cpu = median(rounds.map(({ cpuSeconds }) => cpuSeconds));
     const complete = median(rounds.map(({ completeSeconds }) => completeSeconds));
-    console.log(
+    log(
       `| ${name} | ${mibps(median(rates))} (${mibps(Math.min(...rates))}–${mibps(Math.max(...rates))}) | ${share(rounds)} | ${mibps(median(sending))} | ${complete.toFixed(2)} | ${cpu.toFixed(2)} | ${median(growth).toFixed(1)} MiB (${Math.max(...growth).toFixed(1)} MiB) |`,
     );
   }
-  console.log(
-    "\nMedians of the rounds; RSS growth is the put process's peak over its idle RSS, warm-up included.",
-  );
+  log("\nMedians of the rounds; RSS growth is the put process's peak over its idle RSS, warm-up included.");
+  report.save();
 }
 
 async function sourceFile(mib: number): Promise<string> {

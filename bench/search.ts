@@ -10,7 +10,6 @@
  * the hand-written statements attach that file. See bench/README.md § Search.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
@@ -20,6 +19,7 @@ import { createHandler } from "../packages/http-adapter/src/index.js";
 import { parseSize, postgresUrl } from "./bench-args.js";
 import { openRawPg, openRawSqlite, type PgPool } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
+import { benchReport } from "./report.js";
 import { generateSite, generatorVersion, type PostRowInput, postColumns } from "./site-data.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -34,7 +34,8 @@ const withPg = args.pg !== "off";
 const iterations = Number(args.iterations ?? 200);
 const warmup = Math.ceil(iterations / 10);
 const limit = 20;
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:search");
+const { log } = report;
 const buildKey = `search-v4:g${generatorVersion}:${size}`;
 
 /** A deterministic pseudo-random source (mulberry32). */
@@ -486,9 +487,6 @@ async function pgCase(queries: Record<string, string>): Promise<QueryResult[]> {
 }
 
 log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
-);
-log(
   `${iterations} timed rounds (FTS ranked, FTS window, engine, handler in turn) after ${warmup} warm-up rounds; limit ${limit}`,
 );
 const sqlite = await sqliteCase();
@@ -496,3 +494,4 @@ const results = [...sqlite.results, ...(withPg ? await pgCase(sqlite.queries) : 
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(`${dataDir}search-results.json`, `${JSON.stringify(results, null, 2)}\n`);
 log("\nFigures saved to bench/.data/search-results.json");
+report.save();

@@ -29,6 +29,7 @@ import { createEngine } from "../packages/core/src/engine.js";
 import { createFsStorage } from "../packages/storage-fs/src/index.js";
 import { parseSize } from "./bench-args.js";
 import { openRawSqlite } from "./drivers.js";
+import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -40,7 +41,8 @@ const args = Object.fromEntries(
 );
 const posts = parseSize(args.posts ?? "10k");
 const runs = Number(args.runs ?? 3);
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:static-site");
+const { log } = report;
 
 function folderSize(dir: string): { files: number; bytes: number } {
   let files = 0;
@@ -169,3 +171,4 @@ log(
 );
 writeFileSync(join(dataDir, "static-site-results.json"), `${JSON.stringify(summary, null, 2)}\n`);
 rmSync(work, { recursive: true, force: true });
+report.save();

@@ -1,6 +1,6 @@
 /**
  * Thread figures under concurrent replies:
- * `node --conditions=source --import tsx bench/thread-figures.ts [--replies=400] [--sizes=10,1000,10000]`.
+ * `pnpm bench:thread-figures [--replies=400] [--sizes=10,1000,10000]`.
  *
  * Each reply is one transaction that inserts a post and keeps its Thread's figures on the root row,
  * by one of three strategies (the SQL the engine runs, by hand, on a raw connection):
@@ -15,13 +15,14 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { fixedClock } from "../packages/core/src/shared/time.js";
 import { postgresUrl } from "./bench-args.js";
+import { benchReport } from "./report.js";
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -29,6 +30,8 @@ const args = Object.fromEntries(
     return [key, value ?? "true"];
   }),
 );
+const report = benchReport("bench:thread-figures");
+const { log } = report;
 const replies = Number(args.replies ?? 400);
 const sizes = (args.sizes ?? "10,1000,10000").split(",").map(Number);
 const writers = 8;
@@ -209,7 +212,7 @@ async function engineSeries(url: string, schema?: string) {
 
 const { url, stop } = await postgresUrl();
 try {
-  console.log(`${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, ${replies} replies per case`);
+  log(`${replies} replies per case`);
   const schema = "bench_figures";
   const admin = openPool(url, "public");
   await admin.query(`drop schema if exists ${schema} cascade`);
@@ -219,9 +222,9 @@ try {
   await setup.destroy();
   const pool = openPool(url, schema);
   await seed(pool);
-  console.log("\nPostgreSQL, SQL by hand: replies/s, p50 / p99 ms per reply, figures lost");
-  console.log("| replies in the Thread | writers | racy | lock (chosen) | atomic |");
-  console.log("|---|---|---|---|---|");
+  log("\nPostgreSQL, SQL by hand: replies/s, p50 / p99 ms per reply, figures lost");
+  log("| replies in the Thread | writers | racy | lock (chosen) | atomic |");
+  log("|---|---|---|---|---|");
   for (const size of sizes) {
     for (const mode of ["1", "8-one", "8-own"] as const) {
       const cells: string[] = [];
@@ -232,25 +235,23 @@ try {
         );
       }
       const writersLabel = mode === "1" ? "1" : mode === "8-one" ? "8, one Thread" : "8, own Threads";
-      console.log(`| ${size} | ${writersLabel} | ${cells.join(" | ")} |`);
+      log(`| ${size} | ${writersLabel} | ${cells.join(" | ")} |`);
     }
   }
   await pool.end();
 
-  console.log("\nWhole engine (engine.posts.create of a reply), replies/s");
+  log("\nWhole engine (engine.posts.create of a reply), replies/s");
   const dir = mkdtempSync(join(tmpdir(), "quire-bench-figures-"));
   try {
     const pg = await engineSeries(url, "bench_figures_engine");
     const sqlite = await engineSeries(join(dir, "figures.db"));
-    console.log("| database | 1 writer | 8, one Thread | 8, own Threads |");
-    console.log("|---|---|---|---|");
+    log("| database | 1 writer | 8, one Thread | 8, own Threads |");
+    log("|---|---|---|---|");
     for (const [name, r] of [
       ["PostgreSQL", pg],
       ["SQLite", sqlite],
     ] as const) {
-      console.log(
-        `| ${name} | ${r["1"]?.toFixed(0)} | ${r["8-one"]?.toFixed(0)} | ${r["8-own"]?.toFixed(0)} |`,
-      );
+      log(`| ${name} | ${r["1"]?.toFixed(0)} | ${r["8-one"]?.toFixed(0)} | ${r["8-own"]?.toFixed(0)} |`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -262,3 +263,4 @@ try {
 } finally {
   await stop();
 }
+report.save();

@@ -6,7 +6,6 @@
  * through the Fetch handler, and as one hand-written SQL statement (the baseline). See bench/README.md.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { publicCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
@@ -18,6 +17,7 @@ import { type BenchOrder, cursorOrder } from "./baseline-sql.js";
 import { label, parseSize, postgresUrl } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
+import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
@@ -35,7 +35,8 @@ const statementCacheSize =
   args["statement-cache"] === undefined ? undefined : Number(args["statement-cache"]);
 const warmup = Math.ceil(iterations / 10);
 const orders: BenchOrder[] = ["activity", "published"];
-const log = (line: string) => console.log(line);
+const report = benchReport("bench:threads");
+const { log } = report;
 
 /** What one page of a list holds, so pages of different sites can be compared fairly. */
 interface PageMix {
@@ -120,7 +121,7 @@ async function timeSite(site: BenchSite): Promise<CaseResult[]> {
       first: await page({}),
       deep: await page({ cursor }, position),
     };
-    report(result);
+    printCase(result);
     results.push(result);
   }
   return results;
@@ -183,7 +184,7 @@ async function checkSameRows(
   };
 }
 
-function report(result: CaseResult): void {
+function printCase(result: CaseResult): void {
   const { first, deep } = result;
   const line = (name: string, a: Timing, b: Timing, extra: string) =>
     `  ${name.padEnd(18)} ${ms(a.p50).padStart(7)} ${ms(a.p99).padStart(7)}   ${ms(b.p50).padStart(7)} ${ms(b.p99).padStart(7)}   ${extra}`;
@@ -266,11 +267,6 @@ async function pgCase(size: number): Promise<CaseResult[]> {
 
 const results: CaseResult[] = [];
 log(
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")}`,
-);
-log(
   `${iterations} timed rounds (baseline, engine, handler in turn) after ${warmup} warm-up rounds; limit 20, include=fold`,
 );
 for (const size of sizes) results.push(...(await sqliteCase(size)));
@@ -292,3 +288,4 @@ for (const order of orders) {
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(`${dataDir}threads-results.json`, `${JSON.stringify(results, null, 2)}\n`);
 log("\nFigures saved to bench/.data/threads-results.json");
+report.save();

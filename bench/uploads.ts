@@ -23,11 +23,11 @@ import {
 } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { cpus, totalmem } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { benchReport } from "./report.js";
 
 const MiB = 1024 * 1024;
 const here = fileURLToPath(import.meta.url);
@@ -38,6 +38,8 @@ const args: Record<string, string | undefined> = Object.fromEntries(
     return [key, value ?? "true"];
   }),
 );
+const report = benchReport("bench:uploads");
+const { log } = report;
 
 /** What the server child is told. */
 interface ServeOptions {
@@ -164,12 +166,7 @@ async function main(): Promise<void> {
   const size = statSync(source).size;
   const checksum = await sha256File(source);
 
-  console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node ${process.version}`,
-  );
-  console.log(
-    `File: ${sizeMiB} MiB; ${runs} rounds each, every upload paired with a copy timed just before it\n`,
-  );
+  log(`File: ${sizeMiB} MiB; ${runs} rounds each, every upload paired with a copy timed just before it\n`);
 
   const copyBig = () => timeCopy(source, path.join(dataDir, "copy.bin"));
   // A fresh server's first requests run cold code: each round first sends this file untimed.
@@ -223,17 +220,18 @@ async function main(): Promise<void> {
     results.push(await measure(runs, scenario));
   }
 
-  console.log(
+  log(
     "\n| upload | MiB/s (transfer) | MiB/s (init → record) | copy MiB/s | % of copy (init → record) | peak RSS growth |",
   );
-  console.log("|---|---|---|---|---|---|");
+  log("|---|---|---|---|---|---|");
   for (const result of results) {
-    console.log(
+    log(
       `| ${result.name} | ${mibps(result.transferRate)} | ${mibps(result.totalRate)} | ${mibps(result.copyRate)} | ${pct(result.ratio)} (${pct(result.ratioRange[0])}–${pct(result.ratioRange[1])}) | ${(result.rssGrowth / MiB).toFixed(1)} MiB |`,
     );
   }
-  console.log("\nMedians of the rounds; the range is the lowest and highest round's % of its copy.");
+  log("\nMedians of the rounds; the range is the lowest and highest round's % of its copy.");
   rmSync(path.join(dataDir, "copy.bin"), { force: true });
+  report.save();
 }
 
 /** One upload case: how to run it, and the copy it is compared with. */
@@ -283,7 +281,7 @@ async function measure(runs: number, scenario: Scenario): Promise<Summary> {
       const result = { ...timed, rssGrowth: memory.peak - memory.baseline };
       const copyRate = timed.bytes / copySeconds;
       rounds.push({ result, copyRate });
-      console.log(
+      log(
         `${scenario.name}: ${rate(timed.bytes, timed.transfer)} transfer, ${rate(timed.bytes, timed.total)} init → record, copy ${mibps(copyRate)} MiB/s, ${pct(timed.bytes / timed.total / copyRate)} of copy, RSS +${(result.rssGrowth / MiB).toFixed(1)} MiB (baseline ${(memory.baseline / MiB).toFixed(0)} MiB)`,
       );
     } finally {

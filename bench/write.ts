@@ -14,7 +14,7 @@
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../packages/core/src/db/open.js";
@@ -23,11 +23,14 @@ import { exportSiteArchive } from "../packages/core/src/export/export-archive.js
 import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
 import { searchIndexOf } from "../packages/core/src/search/search-index-registry.js";
 import { benchArgs, postgresUrl } from "./bench-args.js";
+import { benchReport, machine } from "./report.js";
 import { StatementClock } from "./statement-clock.js";
 import { markdownBody, wordsFrom } from "./write-body.js";
 
 const dataDir = new URL("./.data/", import.meta.url).pathname;
 const args = benchArgs();
+const report = benchReport("bench:write");
+const { log } = report;
 const postCount = Number(args.posts ?? 3000);
 const batchSize = Number(args.batch ?? 500);
 const only = args.only as "create" | "bulk" | "restore" | undefined;
@@ -93,7 +96,7 @@ async function timeSeries(
     cpuSeconds,
     perCpuSecond: posts / cpuSeconds,
   };
-  console.log(
+  log(
     `${database} ${name}: ${posts} posts in ${seconds.toFixed(2)} s = ${Math.round(figures.perSecond)} posts/s; ` +
       `${cpuSeconds.toFixed(2)} s of this process's CPU = ${Math.round(figures.perCpuSecond)} posts per CPU second`,
   );
@@ -137,9 +140,9 @@ function printProfile(cpuProfile: CpuProfile, title: string, file: string): void
           `  ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${ms.toFixed(0).padStart(6)} ms  ${name}`,
       )
       .join("\n");
-  console.log(`\nCPU profile, ${title} (${total.toFixed(0)} ms sampled; ${file}):`);
-  console.log(`Self time by package:\n${top(byPackage, 12)}`);
-  console.log(`Self time by function:\n${top(byFunction, 25)}\n`);
+  log(`\nCPU profile, ${title} (${total.toFixed(0)} ms sampled; ${file}):`);
+  log(`Self time by package:\n${top(byPackage, 12)}`);
+  log(`Self time by function:\n${top(byFunction, 25)}\n`);
 }
 
 function packageOf(url: string): string {
@@ -173,9 +176,7 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
       postCount,
     );
     if (statementClock && database === "SQLite") {
-      console.log(
-        `\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`,
-      );
+      log(`\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`);
     }
     if (only !== "restore") results.push(created);
     if (only === undefined || only === "restore")
@@ -248,7 +249,7 @@ async function timeRestore(
     if (file !== undefined) {
       const started = performance.now();
       await walCopied(file);
-      console.log(
+      log(
         `${database} restore: the WAL was then copied into the database file in ${((performance.now() - started) / 1000).toFixed(2)} s`,
       );
     }
@@ -257,7 +258,7 @@ async function timeRestore(
     if (index) {
       const started = performance.now();
       await index.caughtUp();
-      console.log(
+      log(
         `${database} restore: the search index thread then indexed the restored posts in ${((performance.now() - started) / 1000).toFixed(2)} s`,
       );
     }
@@ -289,11 +290,7 @@ async function walCopied(file: string): Promise<void> {
   }
 }
 
-const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()
-  .map((load) => load.toFixed(2))
-  .join(" ")}`;
-console.log(`Machine: ${machine}`);
-console.log(
+log(
   `Body: ${markdownBody(0).length} characters of Markdown; ${postCount} posts per series, bulk batches of ${batchSize}.\n`,
 );
 
@@ -335,21 +332,21 @@ if (args.pg === "on") {
   }
 }
 
-console.log(
-  `\nMachine: ${machine}; load average after ${loadavg()
-    .map((load) => load.toFixed(2))
-    .join(" ")}`,
-);
-console.log(
+log(`\n${machine()}`);
+log(
   `\n| database | path | posts | wall s | posts/s | CPU s | posts per CPU s |\n|---|---|---|---|---|---|---|`,
 );
 for (const row of results) {
-  console.log(
+  log(
     `| ${row.database} | ${seriesName(row.series)} | ${row.posts} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.cpuSeconds.toFixed(2)} | ${Math.round(row.perCpuSecond)} |`,
   );
 }
 mkdirSync(dataDir, { recursive: true });
-writeFileSync(`${dataDir}write-results.json`, `${JSON.stringify({ machine, results }, null, 2)}\n`);
+writeFileSync(
+  `${dataDir}write-results.json`,
+  `${JSON.stringify({ machine: machine(), results }, null, 2)}\n`,
+);
+report.save();
 
 function seriesName(series: string): string {
   if (series === "create") return "`posts.create` one by one";
