@@ -110,3 +110,82 @@ describe("the SQLite statement cache", () => {
     }
   });
 });
+
+describe("the rows of a kept statement", () => {
+  /** A cache over a connection, and the same connection's own statements to compare with. */
+  function withTable(): { cache: CachingSqliteDatabase; own: SQLite.Database } {
+    const own = new SQLite(":memory:");
+    own.exec(`create table t (id integer primary key, name text, size real, data blob, note text)`);
+    own.prepare("insert into t values (?, ?, ?, ?, ?)").run(1, "one", 1.5, Buffer.from([1, 2, 3]), null);
+    own.prepare("insert into t values (?, ?, ?, ?, ?)").run(2, "two", -0.25, null, "n");
+    return { cache: cachedStatements(own), own };
+  }
+
+  /** Each row's keys in order, with its values: what a caller can tell of an object. */
+  const entries = (rows: unknown[]) => rows.map((row) => Object.entries(row as object));
+
+  it("are the objects better-sqlite3 builds: the same keys in the same order, the same values", () => {
+    const { cache, own } = withTable();
+    try {
+      // A name twice (the later column wins, in the first one's place), an index-like name, a
+      // name of Object.prototype, every storage class.
+      const text = `select id, name, size, data, note, name as id, id as "2", note as "constructor" from t order by id`;
+      const statement = cache.prepare(text);
+      // Built from raw arrays (the wrapper has no `raw` of its own), not by better-sqlite3.
+      expect((statement as { raw?: unknown }).raw).toBeUndefined();
+      const reference = own.prepare(text).all();
+      const rows = statement.all([]);
+      expect(entries(rows)).toEqual(entries(reference));
+      expect(rows.map(Object.getPrototypeOf)).toEqual(reference.map(Object.getPrototypeOf));
+      expect(entries([...statement.iterate([])])).toEqual(entries(reference));
+      // Run again, with a parameter: the same statement, the same shape.
+      const one = cache.prepare(`select name, id from t where id = ?`);
+      expect(entries(one.all([2]))).toEqual(
+        entries(own.prepare(`select name, id from t where id = ?`).all(2)),
+      );
+    } finally {
+      cache.close();
+    }
+  });
+
+  it("keep their columns across a schema change when the text names them", () => {
+    const { cache, own } = withTable();
+    try {
+      const text = "select name, id from t order by id";
+      expect(cache.prepare(text).all([])).toEqual([
+        { name: "one", id: 1 },
+        { name: "two", id: 2 },
+      ]);
+      own.exec("alter table t add column extra text default 'x'");
+      own.exec("drop table t; create table t (name text, other integer, id integer primary key)");
+      own.prepare("insert into t values (?, ?, ?)").run("three", 9, 3);
+      expect(entries(cache.prepare(text).all([]))).toEqual([
+        [
+          ["name", "three"],
+          ["id", 3],
+        ],
+      ]);
+    } finally {
+      cache.close();
+    }
+  });
+
+  it("stay better-sqlite3's own for a column named __proto__, and for texts with a star", () => {
+    const { cache, own } = withTable();
+    try {
+      const proto = `select name as "__proto__", id from t order by id`;
+      const statement = cache.prepare(proto);
+      expect(typeof (statement as { raw?: unknown }).raw).toBe("function");
+      const rows = statement.all([]);
+      const reference = own.prepare(proto).all();
+      expect(rows.map((row) => Object.getOwnPropertyNames(row))).toEqual(
+        reference.map((row) => Object.getOwnPropertyNames(row)),
+      );
+      expect(rows.map(Object.getPrototypeOf)).toEqual(reference.map(Object.getPrototypeOf));
+      expect(typeof (cache.prepare("select * from t") as { raw?: unknown }).raw).toBe("function");
+      expect(typeof (cache.prepare("select count(*) as n from t") as { raw?: unknown }).raw).toBe("function");
+    } finally {
+      cache.close();
+    }
+  });
+});
