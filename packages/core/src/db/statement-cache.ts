@@ -108,7 +108,7 @@ export function cachedStatements(
  * they are: a statement that writes (`run` answers no rows), a driver without raw mode, and a
  * column named `__proto__`, which an object literal would take for the prototype.
  */
-export function withRowObjects(statement: PreparedStatement, sql: string): PreparedStatement {
+function withRowObjects(statement: PreparedStatement, sql: string): PreparedStatement {
   if (!statement.reader || sql.includes("*") || !statement.raw || !statement.columns) return statement;
   const names = statement.columns().map((column) => column.name);
   if (names.includes("__proto__")) return statement;
