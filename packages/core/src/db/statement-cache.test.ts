@@ -104,7 +104,17 @@ describe("the SQLite statement cache", () => {
       const second = cache.prepare(text);
       expect(second).not.toBe(first);
       rows.return?.();
-      expect(cache.prepare(text)).toBe(first);
+      // Free again, the kept statement answers (from now on building its rows from arrays), not
+      // a fresh one; and its rows iterate the same way, busy while they do.
+      const prepared = cache.prepared;
+      const kept = cache.prepare(text);
+      expect(cache.prepared).toBe(prepared);
+      const again = kept.iterate([]);
+      expect(again.next().value).toEqual({ id: 1 });
+      expect(cache.prepare(text)).not.toBe(kept);
+      again.return?.();
+      expect(cache.prepare(text)).toBe(kept);
+      expect([...kept.iterate([])]).toEqual([{ id: 1 }, { id: 2 }]);
     } finally {
       cache.close();
     }
@@ -130,16 +140,23 @@ describe("the rows of a kept statement", () => {
       // A name twice (the later column wins, in the first one's place), an index-like name, a
       // name of Object.prototype, every storage class.
       const text = `select id, name, size, data, note, name as id, id as "2", note as "constructor" from t order by id`;
-      const statement = cache.prepare(text);
-      // Built from raw arrays (the wrapper has no `raw` of its own), not by better-sqlite3.
-      expect((statement as { raw?: unknown }).raw).toBeUndefined();
+      // Run once, the statement is better-sqlite3's; run again, its rows are built from raw arrays
+      // (the wrapper has no `raw` of its own).
+      const once = cache.prepare(text);
+      expect(typeof (once as { raw?: unknown }).raw).toBe("function");
       const reference = own.prepare(text).all();
+      expect(entries(once.all([]))).toEqual(entries(reference));
+      const statement = cache.prepare(text);
+      expect((statement as { raw?: unknown }).raw).toBeUndefined();
+      expect(cache.prepare(text)).toBe(statement);
       const rows = statement.all([]);
       expect(entries(rows)).toEqual(entries(reference));
       expect(rows.map(Object.getPrototypeOf)).toEqual(reference.map(Object.getPrototypeOf));
       expect(entries([...statement.iterate([])])).toEqual(entries(reference));
       // Run again, with a parameter: the same statement, the same shape.
+      cache.prepare(`select name, id from t where id = ?`);
       const one = cache.prepare(`select name, id from t where id = ?`);
+      expect((one as { raw?: unknown }).raw).toBeUndefined();
       expect(entries(one.all([2]))).toEqual(
         entries(own.prepare(`select name, id from t where id = ?`).all(2)),
       );
@@ -152,6 +169,8 @@ describe("the rows of a kept statement", () => {
     const { cache, own } = withTable();
     try {
       const text = "select name, id from t order by id";
+      cache.prepare(text);
+      expect((cache.prepare(text) as { raw?: unknown }).raw).toBeUndefined();
       expect(cache.prepare(text).all([])).toEqual([
         { name: "one", id: 1 },
         { name: "two", id: 2 },
@@ -174,6 +193,7 @@ describe("the rows of a kept statement", () => {
     const { cache, own } = withTable();
     try {
       const proto = `select name as "__proto__", id from t order by id`;
+      cache.prepare(proto);
       const statement = cache.prepare(proto);
       expect(typeof (statement as { raw?: unknown }).raw).toBe("function");
       const rows = statement.all([]);
@@ -182,8 +202,10 @@ describe("the rows of a kept statement", () => {
         reference.map((row) => Object.getOwnPropertyNames(row)),
       );
       expect(rows.map(Object.getPrototypeOf)).toEqual(reference.map(Object.getPrototypeOf));
-      expect(typeof (cache.prepare("select * from t") as { raw?: unknown }).raw).toBe("function");
-      expect(typeof (cache.prepare("select count(*) as n from t") as { raw?: unknown }).raw).toBe("function");
+      for (const star of ["select * from t", "select count(*) as n from t"]) {
+        cache.prepare(star);
+        expect(typeof (cache.prepare(star) as { raw?: unknown }).raw).toBe("function");
+      }
     } finally {
       cache.close();
     }
