@@ -51,7 +51,9 @@ export interface Dialect {
    * True when every statement is a round trip to a server (PostgreSQL), false when it runs in this
    * process (SQLite). A read made of a few small parts (a Thread list's pinned section and the
    * rest) is one statement where round trips cost more than the statement's extra work, and
-   * several where they do not (threads/list-roots.ts).
+   * several where they do not (threads/list-roots.ts). With round trips, a plain Thread root's
+   * create is also one statement, its other rows written by data-modifying `WITH` parts (which
+   * PostgreSQL has and SQLite does not), outside a transaction (posts/create-write.ts).
    */
   readonly roundTrips: boolean;
 }

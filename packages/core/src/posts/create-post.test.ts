@@ -1,7 +1,9 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { codeOf, openTestEngine } from "../../test/support.js";
 import type { Engine } from "../engine.js";
 import { EngineError } from "../errors.js";
+import { testDatabaseKind } from "../testing/test-engine.js";
 
 let engine: Engine;
 const NOW = 1_700_000_000;
@@ -288,5 +290,85 @@ describe("text the database cannot store", () => {
       .catch((e) => e.code);
     expect(nested).toBe("VALIDATION_ERROR");
     expect((await engine.posts.list({})).posts).toEqual([]);
+  });
+});
+
+describe.skipIf(testDatabaseKind() !== "postgres")("a plain root on PostgreSQL: one statement", () => {
+  /**
+   * The SQL texts `write` sends to the server that write or open and close a transaction (the
+   * version reads, and the GitHub sync's look for its connection after a write, left out).
+   */
+  async function statementsOf(write: () => Promise<unknown>): Promise<string[]> {
+    const query = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      await write().catch(() => {});
+      return query.mock.calls
+        .map(([sent]) => (typeof sent === "string" ? sent : (sent as { text: string }).text))
+        .filter((text) => /^(with|insert|update|delete|begin|commit|rollback)\b/.test(text));
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  it("writes the address, the row and the search row in one statement, outside any transaction", async () => {
+    await engine.posts.create({ format: "note", title: "Warm-up" });
+    let post: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
+    const sent = await statementsOf(async () => {
+      post = await engine.posts.create({
+        format: "note",
+        title: "All at once",
+        bodyMarkdown: "Some *quiet* words.",
+      });
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^with "address" as \(insert into "site_addresses"/);
+    expect(sent[0]).toContain('insert into "post_search"');
+    expect(post?.slug).toBe("all-at-once");
+    expect((await engine.publicPosts.get({ slug: "all-at-once" })).id).toBe(post?.id);
+    expect((await engine.posts.search({ q: "quiet words" })).results.map((found) => found.id)).toEqual([
+      post?.id,
+    ]);
+    expect((await engine.posts.get({ id: post?.id as string })).bodyHtml).toBe(
+      "<p>Some <em>quiet</em> words.</p>",
+    );
+  });
+
+  it("writes a draft in one statement too, with no search row", async () => {
+    let draft: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
+    const sent = await statementsOf(async () => {
+      draft = await engine.posts.create({
+        format: "note",
+        title: "Unseen",
+        bodyMarkdown: "hidden",
+        status: "draft",
+      });
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toContain("post_search");
+    expect((await engine.posts.get({ id: draft?.id as string })).status).toBe("draft");
+    expect((await engine.posts.search({ q: "hidden" })).results).toEqual([]);
+  });
+
+  it("goes step by step when the address is taken: the next free slug, or CONFLICT for a requested one", async () => {
+    const first = await engine.posts.create({ format: "note", title: "Same words", bodyMarkdown: "one" });
+    let second: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
+    const sent = await statementsOf(async () => {
+      second = await engine.posts.create({ format: "note", title: "Same words", bodyMarkdown: "two" });
+    });
+    // The one statement, refused by the address's key, then the transaction of the step-by-step write.
+    expect(sent[0]).toMatch(/^with "address"/);
+    expect(sent).toContain("begin");
+    expect(sent.at(-1)).toBe("commit");
+    expect([first.slug, second?.slug]).toEqual(["same-words", "same-words-2"]);
+    expect((await engine.publicPosts.get({ slug: "same-words-2" })).id).toBe(second?.id);
+    expect((await engine.posts.search({ q: "two" })).results.map((found) => found.id)).toEqual([second?.id]);
+
+    expect(
+      await codeOf(engine.posts.create({ format: "note", slug: "same-words", bodyMarkdown: "three" })),
+    ).toBe("CONFLICT");
+    expect((await engine.posts.list({})).posts.map((post) => post.id).sort()).toEqual(
+      [first.id, second?.id].sort(),
+    );
+    expect((await engine.posts.search({ q: "three" })).results).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import {
   plainRootView,
   planCreate,
   writeNewRows,
+  writePlainRootAtOnce,
 } from "./create-write.js";
 import { postOutput } from "./post-output.js";
 import { createPostInput } from "./post-schemas.js";
@@ -16,8 +17,9 @@ import { readPost } from "./read-post.js";
 /**
  * Creates a post: a Thread root, or a reply when `replyToId` is set. 201 with the full post.
  * The body is rendered once, before the transaction; a plain root (no parent, translation,
- * collections, attachments or custom path) is written as two rows in one transaction and answered
- * from those rows, anything else step by step and read back. @see docs/posts.md § Write path
+ * collections, attachments or custom path) is written as its rows in one transaction (on
+ * PostgreSQL in one statement when its address is free) and answered from those rows, anything
+ * else step by step and read back. @see docs/posts.md § Write path
  * @see spec § POST /api/posts, § States (post status and visibility)
  */
 export const createPost = defineOperation({
@@ -32,12 +34,14 @@ export const createPost = defineOperation({
     const id = ctx.ids.generate("pst");
     try {
       if (isPlainRoot(plan, prepared)) {
-        const rows = await ctx.db.transaction().execute(async (trx) => {
-          const trxCtx = { ...ctx, db: trx };
-          const built = await claimPlainRoot(trxCtx, plan, id, ctx.clock.now());
-          await writeNewRows(trxCtx, [built]);
-          return built;
-        });
+        const rows =
+          (await writePlainRootAtOnce(ctx, plan, id, ctx.clock.now())) ??
+          (await ctx.db.transaction().execute(async (trx) => {
+            const trxCtx = { ...ctx, db: trx };
+            const built = await claimPlainRoot(trxCtx, plan, id, ctx.clock.now());
+            await writeNewRows(trxCtx, [built]);
+            return built;
+          }));
         return plainRootView(ctx, rows);
       }
       await ctx.db.transaction().execute((trx) => insertPost({ ...ctx, db: trx }, plan, prepared, id));

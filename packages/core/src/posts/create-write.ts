@@ -7,14 +7,14 @@ import {
   syncThreadMemberships,
 } from "../collections/memberships.js";
 import { addAlias } from "../custom-urls/aliases.js";
-import { compiled } from "../db/compiled.js";
+import { compiled, type Params } from "../db/compiled.js";
 import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import type { RenderedBody } from "../render/index.js";
 import { searchTextOf } from "../search/search-text.js";
 import { extend } from "../shared/extend.js";
-import { claimNewSlug, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
+import { claimNewSlug, deriveDisplayTitle, firstSlugCandidate, renderBodyInput } from "./post-content.js";
 import { defaultLanguage } from "./post-language.js";
 import { findPost, type PostRow } from "./post-query.js";
 import { checkExclusiveFields, checkFormatFields, checkPublishedAt, checkReplyFields } from "./post-rules.js";
@@ -102,8 +102,7 @@ export async function claimPlainRoot(
   now: number,
 ): Promise<NewPostRows> {
   const { input } = plan;
-  const status = input.status ?? "published";
-  checkPublishedAt(status, input.publishedAt);
+  checkPublishedAt(input.status ?? "published", input.publishedAt);
   const base = baseValues(plan, now);
   const { slug } = await claimNewSlug(ctx, {
     id,
@@ -112,6 +111,59 @@ export async function claimPlainRoot(
     nameForSlug: base.title ?? base.display_title,
     fallback: input.format,
   });
+  return plainRootRows(plan, base, id, slug, now);
+}
+
+/**
+ * PostgreSQL: a plain root's address, row and search row written by one statement, with no
+ * transaction around it (a statement is atomic by itself), when its first address candidate needs
+ * no read (db/dialect.ts `roundTrips`; docs/posts.md § Write path). That is one round trip to
+ * the server where the step-by-step write takes five (`begin`, the address, the row, the search
+ * row, `commit`). Undefined, with nothing written, when this way does not apply: on SQLite (its
+ * statements are calls in this process), inside a caller's transaction (a failed statement would
+ * abort it), or when the address is taken. The caller then writes the root step by step, which
+ * settles the address as {@link claimPlainRoot} does.
+ */
+export async function writePlainRootAtOnce(
+  ctx: EngineContext,
+  plan: CreatePlan,
+  id: string,
+  now: number,
+): Promise<NewPostRows | undefined> {
+  if (!ctx.dialect.roundTrips || ctx.db.isTransaction) return undefined;
+  const { input } = plan;
+  checkPublishedAt(input.status ?? "published", input.publishedAt);
+  const base = baseValues(plan, now);
+  const slug = firstSlugCandidate({
+    slug: input.slug,
+    nameForSlug: base.title ?? base.display_title,
+    fallback: input.format,
+  });
+  if (slug === undefined) return undefined;
+  const rows = plainRootRows(plan, base, id, slug, now);
+  const post = rows.post as PlainRootRow & Record<string, unknown>;
+  try {
+    if (rows.search)
+      await insertRootAtOnce.execute(ctx.db, { ...post, search_text: rows.search.search_text });
+    else await insertUnlistedRootAtOnce.execute(ctx.db, post);
+  } catch (err) {
+    // The address is taken (or another unique key refused the row): the statement wrote nothing.
+    if (ctx.dialect.isUniqueViolation(err)) return undefined;
+    throw err;
+  }
+  return rows;
+}
+
+/** A plain root's rows from its request, rendered body and claimed slug; its Thread figures are its own. */
+function plainRootRows(
+  plan: CreatePlan,
+  base: ReturnType<typeof baseValues>,
+  id: string,
+  slug: string,
+  now: number,
+): NewPostRows {
+  const { input } = plan;
+  const status = input.status ?? "published";
   const publishedAt = status === "published" ? (input.publishedAt ?? now) : null;
   const activity = publishedAt ?? base.created_at;
   const post = {
@@ -247,9 +299,49 @@ const plainRootColumns = [
 type PlainRootRow = NewPostRows["post"];
 
 const insertPlainRoot = compiled<PlainRootRow & Record<string, unknown>>()((db, p) =>
+  db.insertInto("posts").values(plainRootValues(p)),
+);
+
+/** The columns of a plain root's row as placeholders, for its inserts. */
+function plainRootValues(p: Params<PlainRootRow & Record<string, unknown>>): PlainRootRow {
+  return Object.fromEntries(plainRootColumns.map((column) => [column, p.value(column)])) as PlainRootRow;
+}
+
+/**
+ * PostgreSQL: a published plain root in one statement — its address and search row as
+ * data-modifying CTEs, its row as the main insert. All three see one snapshot and are checked
+ * (unique keys, the search row's foreign key) by the end of the statement.
+ */
+const insertRootAtOnce = compiled<PlainRootRow & { search_text: string } & Record<string, unknown>>()(
+  (db, p) =>
+    db
+      .with("address", (db) =>
+        db
+          .insertInto("site_addresses")
+          .values({ path: p.value("slug"), owner_type: "post", owner_id: p.value("id") })
+          .returning("path"),
+      )
+      .with("search", (db) =>
+        db
+          .insertInto("post_search")
+          .values({ post_id: p.value("id"), search_text: p.value("search_text") })
+          .returning("post_id"),
+      )
+      .insertInto("posts")
+      .values(plainRootValues(p)),
+);
+
+/** As {@link insertRootAtOnce}, for a draft: no search row. */
+const insertUnlistedRootAtOnce = compiled<PlainRootRow & Record<string, unknown>>()((db, p) =>
   db
+    .with("address", (db) =>
+      db
+        .insertInto("site_addresses")
+        .values({ path: p.value("slug"), owner_type: "post", owner_id: p.value("id") })
+        .returning("path"),
+    )
     .insertInto("posts")
-    .values(Object.fromEntries(plainRootColumns.map((column) => [column, p.value(column)])) as PlainRootRow),
+    .values(plainRootValues(p)),
 );
 
 const insertSearchRow = compiled<{ post_id: string; search_text: string }>()((db, p) =>

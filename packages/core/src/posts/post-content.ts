@@ -84,11 +84,7 @@ export async function claimNewSlug(
     await claim(fromPath.slug, "path");
     return fromPath;
   }
-  const generated = slugify(input.nameForSlug, 60);
-  const base =
-    generated === "" || isReservedAddress(generated)
-      ? [generated, input.fallback].filter(Boolean).join("-")
-      : generated;
+  const base = generatedSlugBase(input);
   // Most generated slugs are free: one conditional insert takes the base, and only a taken one
   // pays for the candidate read. The outcome is the same: the base is the first candidate.
   if (await claimIfFree(ctx, base, input.id)) return { slug: base, aliasPath: null };
@@ -99,6 +95,32 @@ export async function claimNewSlug(
     ownerId: input.id,
   });
   return { slug, aliasPath: null };
+}
+
+/**
+ * The address {@link claimNewSlug} tries first for a post without `path`, checked as it would be
+ * (a malformed or reserved requested slug is 400), when that try needs no database: the requested
+ * slug, or the generated base when it is not reserved. Undefined otherwise.
+ */
+export function firstSlugCandidate(input: {
+  slug?: string | undefined;
+  nameForSlug: string;
+  fallback: string;
+}): string | undefined {
+  if (input.slug !== undefined) {
+    checkSlugCandidate(input.slug);
+    return input.slug;
+  }
+  const base = generatedSlugBase(input);
+  return isReservedAddress(base) ? undefined : base;
+}
+
+/** The slug made from a post's name, or with its format's name when that is empty or reserved. */
+function generatedSlugBase(input: { nameForSlug: string; fallback: string }): string {
+  const generated = slugify(input.nameForSlug, 60);
+  return generated === "" || isReservedAddress(generated)
+    ? [generated, input.fallback].filter(Boolean).join("-")
+    : generated;
 }
 
 /**
