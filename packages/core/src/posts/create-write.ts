@@ -144,7 +144,7 @@ export async function writePlainRootAtOnce(
   const post = rows.post as PlainRootRow & Record<string, unknown>;
   try {
     if (rows.search)
-      await insertRootAtOnce.execute(ctx.db, { ...post, search_text: rows.search.search_text });
+      await insertRootAtOnce.execute(ctx.db, extend(rows.post, { search_text: rows.search.search_text }));
     else await insertUnlistedRootAtOnce.execute(ctx.db, post);
   } catch (err) {
     // The address is taken (or another unique key refused the row): the statement wrote nothing.
