@@ -1,12 +1,14 @@
 /**
- * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500]
- * [--only=create|bulk|restore] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]
+ * Write-path benchmark: `pnpm bench:write [--posts=3000] [--batch=500] [--edits=3000]
+ * [--only=create|bulk|restore|edit] [--pg=on] [--cpu-prof] [--checkpoints=background|inline]
  * [--statements=on]`.
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
  * `engine.posts.create` one by one, restores that site from its site archive into a fresh database
- * (`importSiteArchive`, the restore path), then creates as many through the bulk path
- * `engine.posts.createMany` in batches of `--batch`, and prints posts/s for each, with the machine.
+ * (`importSiteArchive`, the restore path), updates `--edits` of its posts' bodies and adds as
+ * many replies one by one (the edit series), then creates as many posts as the first series
+ * through the bulk path `engine.posts.createMany` in batches of `--batch`, and prints posts/s for
+ * each, with the machine.
  * `--cpu-prof` profiles each series with the inspector and prints the functions with the most self
  * time (the profiles are saved under bench/.data/). `--statements` times every better-sqlite3
  * statement of the one-by-one series and prints them per create (SQLite; the timing adds a few µs
@@ -33,7 +35,9 @@ const report = benchReport("bench:write");
 const { log } = report;
 const postCount = Number(args.posts ?? 3000);
 const batchSize = Number(args.batch ?? 500);
-const only = args.only as "create" | "bulk" | "restore" | undefined;
+const only = args.only as "create" | "bulk" | "restore" | "edit" | undefined;
+/** Updates and replies in the edit series (each), on the site the one-by-one series wrote. */
+const editCount = Number(args.edits ?? 3000);
 const profile = args["cpu-prof"] === "true" || args["cpu-prof"] === "on";
 /** SQLite's WAL checkpoints: in a worker thread (the default, db/wal-checkpointer.ts) or in the committing call. */
 const backgroundCheckpoints = args.checkpoints !== "inline";
@@ -167,20 +171,22 @@ async function benchmark(openEngine: () => Promise<Engine>, database: string): P
     // Made before the clock starts, as the bulk series' are: the figure is the engine's, not the body generator's.
     const inputs = Array.from({ length: postCount }, (_, n) => postInput(n));
     statementClock?.reset();
+    const ids: string[] = [];
     const created = await timeSeries(
       "create",
       database,
       async () => {
-        for (const input of inputs) await engine.posts.create(input);
+        for (const input of inputs) ids.push((await engine.posts.create(input)).id);
       },
       postCount,
     );
     if (statementClock && database === "SQLite") {
       log(`\nStatements of the ${database} create series, per create:\n${statementClock.table(postCount)}\n`);
     }
-    if (only !== "restore") results.push(created);
+    if (only === undefined || only === "create") results.push(created);
     if (only === undefined || only === "restore")
       results.push(await timeRestore(engine, openEngine, database));
+    if (only === undefined || only === "edit") results.push(...(await timeEdits(engine, ids, database)));
     await engine.close();
   }
   if (only === undefined || only === "bulk") {
@@ -268,6 +274,44 @@ async function timeRestore(
   }
 }
 
+/**
+ * The edit series, on the one-by-one series' site: `--edits` updates of a post's body (another
+ * body of the same generator, so the render and the search row are redone), spread over the posts,
+ * then as many replies, spread over the roots (each a Thread lock, the figures, the search row).
+ */
+async function timeEdits(engine: Engine, ids: readonly string[], database: string): Promise<Figures[]> {
+  const idAt = (n: number) => ids[n % ids.length] as string;
+  const bodies = Array.from({ length: editCount }, (_, n) => markdownBody(4_000_000 + n));
+  const replies = Array.from({ length: editCount }, (_, n) => markdownBody(5_000_000 + n));
+  // Warm-up, untimed: both paths on compiled code.
+  for (let n = 0; n < 100; n++) {
+    await engine.posts.update({ id: idAt(n), bodyMarkdown: markdownBody(6_000_000 + n) });
+    await engine.posts.create({
+      format: "note",
+      replyToId: idAt(n),
+      bodyMarkdown: markdownBody(7_000_000 + n),
+    });
+  }
+  const updated = await timeSeries(
+    "update",
+    database,
+    async () => {
+      for (let n = 0; n < editCount; n++) await engine.posts.update({ id: idAt(n), bodyMarkdown: bodies[n] });
+    },
+    editCount,
+  );
+  const replied = await timeSeries(
+    "reply",
+    database,
+    async () => {
+      for (let n = 0; n < editCount; n++)
+        await engine.posts.create({ format: "note", replyToId: idAt(n), bodyMarkdown: replies[n] });
+    },
+    editCount,
+  );
+  return [updated, replied];
+}
+
 /** The SQLite file of each engine the SQLite series open. */
 const sqliteFiles = new WeakMap<Engine, string>();
 
@@ -291,7 +335,7 @@ async function walCopied(file: string): Promise<void> {
 }
 
 log(
-  `Body: ${markdownBody(0).length} characters of Markdown; ${postCount} posts per series, bulk batches of ${batchSize}.\n`,
+  `Body: ${markdownBody(0).length} characters of Markdown; ${postCount} posts per series, bulk batches of ${batchSize}, ${editCount} updates and replies.\n`,
 );
 
 const results: Figures[] = [];
@@ -351,5 +395,7 @@ report.save();
 function seriesName(series: string): string {
   if (series === "create") return "`posts.create` one by one";
   if (series === "restore") return "restore (`importSiteArchive` of the one-by-one site)";
+  if (series === "update") return "`posts.update` of a body, one by one";
+  if (series === "reply") return "`posts.create` of a reply, one by one";
   return `\`posts.createMany\` × ${batchSize}`;
 }

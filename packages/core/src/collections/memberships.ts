@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Dialect } from "../db/dialect.js";
 import type { Database, PostsTable } from "../db/schema.js";
 import { invalidField } from "../errors.js";
@@ -205,11 +206,7 @@ export async function syncThreadMemberships(
   threadId: string,
 ): Promise<void> {
   const { db } = ctx;
-  const rows = await db
-    .selectFrom("collection_threads")
-    .select(["collection_id", "thread_status", "thread_language", "thread_activity_at"])
-    .where("thread_id", "=", threadId)
-    .execute();
+  const rows = await membershipsOfThread.execute(db, { threadId });
   if (rows.length === 0) return;
   const snapshot = await snapshotOf(db, threadId);
   const stale = rows.filter(
@@ -238,6 +235,14 @@ export async function syncThreadMemberships(
   }
   await refreshCollectionFigures(db, ids);
 }
+
+/** Compiled once (db/compiled.ts): every write to a Thread's posts asks it. */
+const membershipsOfThread = compiled<{ threadId: string }>()((db, p) =>
+  db
+    .selectFrom("collection_threads")
+    .select(["collection_id", "thread_status", "thread_language", "thread_activity_at"])
+    .where("thread_id", "=", p.value("threadId")),
+);
 
 /** The collection IDs of many Threads in one query, by Thread (root) ID; a Thread in none is absent. */
 export async function collectionIdsOf(

@@ -12,6 +12,7 @@ import type { PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import type { RenderedBody } from "../render/index.js";
+import { insertSearchRow } from "../search/search-index.js";
 import { searchTextOf } from "../search/search-text.js";
 import { extend } from "../shared/extend.js";
 import { claimNewSlug, deriveDisplayTitle, firstSlugCandidate, renderBodyInput } from "./post-content.js";
@@ -342,10 +343,6 @@ const insertUnlistedRootAtOnce = compiled<PlainRootRow & Record<string, unknown>
     )
     .insertInto("posts")
     .values(plainRootValues(p)),
-);
-
-const insertSearchRow = compiled<{ post_id: string; search_text: string }>()((db, p) =>
-  db.insertInto("post_search").values({ post_id: p.value("post_id"), search_text: p.value("search_text") }),
 );
 
 /** 200 rows of about 35 columns: 7,000 parameters, under SQLite's 32,766 and PostgreSQL's 65,535. */

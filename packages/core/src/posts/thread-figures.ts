@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 import { mediaKindBits } from "../files/media-kinds.js";
 
@@ -10,9 +11,21 @@ import { mediaKindBits } from "../files/media-kinds.js";
  * @see spec § Post (Thread fields)
  */
 export async function refreshThreadFigures(db: Kysely<Database>, threadId: string): Promise<void> {
-  const figures = await db
+  const figures = await threadFigures.executeTakeFirst(db, { threadId });
+  await storeThreadFigures.execute(db, {
+    threadId,
+    postCount: Number(figures?.post_count ?? 0),
+    replyCount: Number(figures?.reply_count ?? 0),
+    activity: figures?.activity == null ? null : Number(figures.activity),
+    updated: figures?.updated == null ? null : Number(figures.updated),
+  });
+}
+
+/** A Thread's figures counted from its posts; compiled once (db/compiled.ts), as every write to a Thread runs it. */
+const threadFigures = compiled<{ threadId: string }>()((db, p) =>
+  db
     .selectFrom("posts")
-    .where("thread_id", "=", threadId)
+    .where("thread_id", "=", p.value("threadId"))
     .select([
       sql<number>`coalesce(sum(case when status = 'published' then 1 else 0 end), 0)`.as("post_count"),
       sql<number>`coalesce(sum(case when status = 'published' and id <> thread_id then 1 else 0 end), 0)`.as(
@@ -22,19 +35,49 @@ export async function refreshThreadFigures(db: Kysely<Database>, threadId: strin
         "activity",
       ),
       sql<number | null>`max(case when status = 'published' then published_at end)`.as("updated"),
-    ])
-    .executeTakeFirstOrThrow();
-  await db
+    ]),
+);
+
+/**
+ * Stores the figures on the root; a Thread with nothing published takes its root's creation time.
+ * A root whose figures are already these is left alone: SQLite rewrites the entry of every index
+ * on a written column even when its value stays, and the activity times are in four of the Thread
+ * list's indexes (an edit of a post's body, say, changes no figure). The reply count moves only
+ * with the post count; it is compared too, so that a stored count that disagrees is put right.
+ */
+const storeThreadFigures = compiled<{
+  threadId: string;
+  postCount: number;
+  replyCount: number;
+  activity: number | null;
+  updated: number | null;
+}>()((db, p) =>
+  db
     .updateTable("posts")
     .set((eb) => ({
-      thread_post_count: Number(figures.post_count),
-      thread_reply_count: Number(figures.reply_count),
-      last_activity_at: figures.activity === null ? eb.ref("created_at") : Number(figures.activity),
-      thread_updated_at: figures.updated === null ? eb.ref("created_at") : Number(figures.updated),
+      thread_post_count: p.value("postCount"),
+      thread_reply_count: p.value("replyCount"),
+      last_activity_at: eb.fn.coalesce(eb.val(p.value("activity")), eb.ref("created_at")),
+      thread_updated_at: eb.fn.coalesce(eb.val(p.value("updated")), eb.ref("created_at")),
     }))
-    .where("id", "=", threadId)
-    .execute();
-}
+    .where("id", "=", p.value("threadId"))
+    .where((eb) =>
+      eb.or([
+        eb("thread_post_count", "is distinct from", p.value("postCount")),
+        eb("thread_reply_count", "is distinct from", p.value("replyCount")),
+        eb(
+          "last_activity_at",
+          "is distinct from",
+          eb.fn.coalesce(eb.val(p.value("activity")), eb.ref("created_at")),
+        ),
+        eb(
+          "thread_updated_at",
+          "is distinct from",
+          eb.fn.coalesce(eb.val(p.value("updated")), eb.ref("created_at")),
+        ),
+      ]),
+    ),
+);
 
 /**
  * Stores the kinds of a Thread root's attachments as the bit set the Thread list's `media` filter

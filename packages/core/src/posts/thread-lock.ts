@@ -1,3 +1,4 @@
+import { compiled } from "../db/compiled.js";
 import type { EngineContext } from "../deps.js";
 
 /**
@@ -14,12 +15,13 @@ export async function lockThreadOf(
   postId: string,
 ): Promise<string | undefined> {
   // A post's Thread never changes, so reading it before the lock is safe.
-  const post = await ctx.db
-    .selectFrom("posts")
-    .select("thread_id")
-    .where("id", "=", postId)
-    .executeTakeFirst();
+  const post = await threadOfPost.executeTakeFirst(ctx.db, { id: postId });
   if (!post) return undefined;
   await ctx.dialect.lockRow(ctx.db, { table: "posts", id: post.thread_id });
   return post.thread_id;
 }
+
+/** Compiled once (db/compiled.ts): every write to a Thread's posts starts with it. */
+const threadOfPost = compiled<{ id: string }>()((db, p) =>
+  db.selectFrom("posts").select("thread_id").where("id", "=", p.value("id")),
+);

@@ -181,6 +181,55 @@ describe("replies", () => {
     });
   });
 
+  it("stores each Thread figure that moves alone, and an edit that moves none leaves them", async () => {
+    const root = await engine.posts.create({ format: "note", title: "Root" });
+    clock.advance(10);
+    const loud = await engine.posts.create({ format: "note", bodyMarkdown: "loud", replyToId: root.id });
+    clock.advance(10);
+    const quiet = await engine.posts.create({
+      format: "note",
+      bodyMarkdown: "shh",
+      replyToId: root.id,
+      quietReply: true,
+    });
+    const figures = async () => {
+      const { threadPostCount, lastActivityAt, threadUpdatedAt } = await engine.posts.get({
+        id: root.id,
+      });
+      return { threadPostCount, lastActivityAt, threadUpdatedAt };
+    };
+    const start = {
+      threadPostCount: 3,
+      lastActivityAt: NOW + 10,
+      threadUpdatedAt: NOW + 20,
+    };
+    expect(await figures()).toEqual(start);
+    // An edit of a body moves no figure.
+    clock.advance(10);
+    await engine.posts.update({ id: loud.id, bodyMarkdown: "louder" });
+    expect(await figures()).toEqual(start);
+    // The loud reply's time moves the activity alone (the quiet reply still holds the latest time).
+    await engine.posts.update({ id: loud.id, publishedAt: NOW + 15 });
+    expect(await figures()).toEqual({ ...start, lastActivityAt: NOW + 15 });
+    // The quiet reply's time moves the Thread's update time alone.
+    await engine.posts.update({ id: quiet.id, publishedAt: NOW + 22 });
+    expect(await figures()).toEqual({ ...start, lastActivityAt: NOW + 15, threadUpdatedAt: NOW + 22 });
+    await engine.posts.update({ id: quiet.id, publishedAt: NOW + 20 });
+    // Past the quiet reply, it moves the Thread's update time too.
+    await engine.posts.update({ id: loud.id, publishedAt: NOW + 25 });
+    expect(await figures()).toEqual({ ...start, lastActivityAt: NOW + 25, threadUpdatedAt: NOW + 25 });
+    // Back before the quiet reply: both move back.
+    await engine.posts.update({ id: loud.id, publishedAt: NOW + 12 });
+    expect(await figures()).toEqual({ ...start, lastActivityAt: NOW + 12 });
+    // Unpublished: the counts move, and the activity falls back to the root.
+    await engine.posts.update({ id: loud.id, status: "draft" });
+    expect(await figures()).toEqual({
+      ...start,
+      threadPostCount: 2,
+      lastActivityAt: NOW,
+    });
+  });
+
   it("deleting a root removes its replies and their attachments", async () => {
     const root = await engine.posts.create({ format: "note", title: "Root" });
     const reply = await engine.posts.create({

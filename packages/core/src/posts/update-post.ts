@@ -1,4 +1,4 @@
-import type { Updateable } from "kysely";
+import type { Kysely, Updateable } from "kysely";
 import {
   type PreparedAttachment,
   prepareAttachments,
@@ -11,13 +11,15 @@ import {
   syncThreadMemberships,
 } from "../collections/memberships.js";
 import { moveAddress } from "../custom-urls/addresses.js";
-import type { PostsTable } from "../db/schema.js";
+import { type CompiledStatement, compiled } from "../db/compiled.js";
+import type { Database, PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
 import { indexPost } from "../search/search-index.js";
+import { extend } from "../shared/extend.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { postOutput } from "./post-output.js";
 import { findPost, type PostRow } from "./post-query.js";
@@ -116,7 +118,7 @@ async function applyUpdate(
     changes.slug = input.slug;
   }
 
-  await db.updateTable("posts").set(changes).where("id", "=", row.id).execute();
+  await writeChanges(db, row, changes);
   if (input.language !== undefined) {
     // One language across a Thread: the root's group decides whether it is free (409 if not).
     const root = isRoot ? row : await findPost(db, row.thread_id);
@@ -135,6 +137,52 @@ async function applyUpdate(
   await syncThreadMemberships(ctx, row.thread_id);
   await indexPost(db, row.id);
   return removedKeys;
+}
+
+/**
+ * Writes to the post's row the columns whose value `changes` changes (`row` was read under the
+ * Thread's lock, so it is the row as stored): SQLite rewrites the entry of every index on a written
+ * column even when the value written is the one already there, and an edit of the body leaves the
+ * format, status and publication time that `changes` always holds as they were. One compiled
+ * statement (db/compiled.ts) per set of columns, so an update pays neither building nor compiling
+ * its query, and each set has one SQL text for the driver to prepare once. An update that changes
+ * nothing in the row (the same values again, at the same clock time) writes nothing to it.
+ */
+async function writeChanges(
+  db: Kysely<Database>,
+  row: PostRow,
+  changes: Updateable<PostsTable>,
+): Promise<void> {
+  const stored = row as unknown as Record<string, unknown>;
+  const columns = (Object.keys(changes) as (keyof PostsTable & string)[]).filter((column) => {
+    const value = changes[column];
+    return value !== undefined && value !== stored[column];
+  });
+  if (columns.length === 0) return;
+  await rowUpdateOf(columns).execute(db, extend(changes, { postId: row.id }));
+}
+
+type RowUpdateParams = Updateable<PostsTable> & { postId: string };
+
+/** Compiled row updates by their columns (see {@link writeChanges}); a bounded number, oldest dropped first. */
+const rowUpdates = new Map<string, CompiledStatement<RowUpdateParams, unknown>>();
+const maxRowUpdates = 100;
+
+function rowUpdateOf(
+  columns: readonly (keyof PostsTable & string)[],
+): CompiledStatement<RowUpdateParams, unknown> {
+  const shape = columns.join(",");
+  const found = rowUpdates.get(shape);
+  if (found) return found;
+  const statement = compiled<RowUpdateParams>()((db, p) =>
+    db
+      .updateTable("posts")
+      .set(Object.fromEntries(columns.map((column) => [column, p.value(column)])))
+      .where("id", "=", p.value("postId")),
+  );
+  if (rowUpdates.size >= maxRowUpdates) rowUpdates.delete(rowUpdates.keys().next().value as string);
+  rowUpdates.set(shape, statement);
+  return statement;
 }
 
 /** The format and its fields; a format change clears fields the new format does not keep. */

@@ -1,4 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 import { searchTextOf } from "./search-text.js";
 
@@ -10,19 +11,29 @@ import { searchTextOf } from "./search-text.js";
  * background (docs/search.md § SQLite: the index beside the file); until then searches scan it.
  */
 export async function indexPost(db: Kysely<Database>, postId: string): Promise<boolean> {
-  const post = await db
-    .selectFrom("posts")
-    .select(["status", "title", "source_name", "quote_text", "body_text", "summary", "url", "source_url"])
-    .where("id", "=", postId)
-    .executeTakeFirst();
-  await db.deleteFrom("post_search").where("post_id", "=", postId).execute();
+  const post = await searchedFields.executeTakeFirst(db, { postId });
+  await deleteSearchRow.execute(db, { postId });
   if (post?.status !== "published") return false;
-  await db
-    .insertInto("post_search")
-    .values({ post_id: postId, search_text: searchTextOf(post) })
-    .execute();
+  await insertSearchRow.execute(db, { post_id: postId, search_text: searchTextOf(post) });
   return true;
 }
+
+// Compiled once (db/compiled.ts): every update of a post runs these.
+const searchedFields = compiled<{ postId: string }>()((db, p) =>
+  db
+    .selectFrom("posts")
+    .select(["status", "title", "source_name", "quote_text", "body_text", "summary", "url", "source_url"])
+    .where("id", "=", p.value("postId")),
+);
+
+const deleteSearchRow = compiled<{ postId: string }>()((db, p) =>
+  db.deleteFrom("post_search").where("post_id", "=", p.value("postId")),
+);
+
+/** One post's search row: its ID and folded text. Compiled once; a create writes it too. */
+export const insertSearchRow = compiled<{ post_id: string; search_text: string }>()((db, p) =>
+  db.insertInto("post_search").values({ post_id: p.value("post_id"), search_text: p.value("search_text") }),
+);
 
 /** Removes the search rows of the posts a query selects (by `id`); for deletes, in their transaction. */
 export async function unindexPosts(
