@@ -1,7 +1,16 @@
 // Starts a throwaway PostgreSQL server on 127.0.0.1 for tests and benchmarks.
 // initdb and postgres refuse to run as root, so as root they run as the `postgres` user.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,13 +88,15 @@ export async function startPostgres() {
     "-c",
     "max_connections=200",
   ]);
-  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  server.stderr.on("data", (chunk) => {
-    log += chunk;
-  });
+  // The server's log goes to a file, not a pipe: scripts/test.mjs waits for vitest synchronously,
+  // so nothing would read a pipe meanwhile, and once its buffer filled every backend that logs (an
+  // ERROR, say) would block on the write and hold its locks.
+  const logPath = join(dir, "server.log");
+  const logFd = openSync(logPath, "a");
+  const server = spawn(command, args, { stdio: ["ignore", "ignore", logFd] });
+  closeSync(logFd);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(bin, port, () => log);
+  await waitUntilReady(bin, port, () => (existsSync(logPath) ? readFileSync(logPath, "utf8") : ""));
   return {
     url,
     stop: async () => {

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from "kysely";
+import type { Insertable, Kysely, QueryCreator, Selectable } from "kysely";
 import { type PreparedAttachment, replaceAttachments } from "../attachments/save-attachments.js";
 import {
   checkCollectionInput,
@@ -8,7 +8,7 @@ import {
 } from "../collections/memberships.js";
 import { addAlias } from "../custom-urls/aliases.js";
 import { compiled, type Params } from "../db/compiled.js";
-import type { PostsTable } from "../db/schema.js";
+import type { Database, PostsTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
 import { invalidField, notFound } from "../errors.js";
 import type { RenderedBody } from "../render/index.js";
@@ -121,9 +121,10 @@ export async function claimPlainRoot(
  * no read (db/dialect.ts `roundTrips`; docs/posts.md § Write path). That is one round trip to
  * the server where the step-by-step write takes five (`begin`, the address, the row, the search
  * row, `commit`). Undefined, with nothing written, when this way does not apply: on SQLite (its
- * statements are calls in this process), inside a caller's transaction (a failed statement would
- * abort it), or when the address is taken. The caller then writes the root step by step, which
- * settles the address as {@link claimPlainRoot} does.
+ * statements are calls in this process, and it has no data-modifying `WITH`), inside a caller's
+ * transaction (whose statements are already on one connection), or when the address is taken.
+ * The caller then writes the root step by step, which settles the address as
+ * {@link claimPlainRoot} does.
  */
 export async function writePlainRootAtOnce(
   ctx: EngineContext,
@@ -142,17 +143,11 @@ export async function writePlainRootAtOnce(
   });
   if (slug === undefined) return undefined;
   const rows = plainRootRows(plan, base, id, slug, now);
-  const post = rows.post as PlainRootRow & Record<string, unknown>;
-  try {
-    if (rows.search)
-      await insertRootAtOnce.execute(ctx.db, extend(rows.post, { search_text: rows.search.search_text }));
-    else await insertUnlistedRootAtOnce.execute(ctx.db, post);
-  } catch (err) {
-    // The address is taken (or another unique key refused the row): the statement wrote nothing.
-    if (ctx.dialect.isUniqueViolation(err)) return undefined;
-    throw err;
-  }
-  return rows;
+  const written = rows.search
+    ? await insertRootAtOnce.execute(ctx.db, extend(rows.post, { search_text: rows.search.search_text }))
+    : await insertUnlistedRootAtOnce.execute(ctx.db, rows.post as NewPostRow & Record<string, unknown>);
+  // No row: the address is taken, and the statement wrote nothing.
+  return written.length === 1 ? rows : undefined;
 }
 
 /** A plain root's rows from its request, rendered body and claimed slug; its Thread figures are its own. */
@@ -246,7 +241,7 @@ export async function writeNewRows(
 ): Promise<void> {
   const [only] = rows;
   if (only && rows.length === 1) {
-    await insertPlainRoot.execute(ctx.db, only.post as PlainRootRow & Record<string, unknown>);
+    await insertPostRow.execute(ctx.db, only.post as NewPostRow & Record<string, unknown>);
     if (only.search) await insertSearchRow.execute(ctx.db, only.search);
     return;
   }
@@ -262,8 +257,8 @@ export async function writeNewRows(
   }
 }
 
-/** The columns a plain root's row sets, in the order its insert names them. */
-const plainRootColumns = [
+/** The columns a new post's row sets (every post, root or reply), in the order its inserts name them. */
+const newPostColumns = [
   "id",
   "format",
   "title",
@@ -297,53 +292,71 @@ const plainRootColumns = [
   "permalink_path",
 ] as const satisfies readonly (keyof NewPostRows["post"])[];
 
-type PlainRootRow = NewPostRows["post"];
+type NewPostRow = NewPostRows["post"];
 
-const insertPlainRoot = compiled<PlainRootRow & Record<string, unknown>>()((db, p) =>
-  db.insertInto("posts").values(plainRootValues(p)),
+/** A new post's row, every column named (see {@link newPostColumns}); compiled once. */
+const insertPostRow = compiled<NewPostRow & Record<string, unknown>>()((db, p) =>
+  db.insertInto("posts").values(newPostValues(p)),
 );
 
-/** The columns of a plain root's row as placeholders, for its inserts. */
-function plainRootValues(p: Params<PlainRootRow & Record<string, unknown>>): PlainRootRow {
-  return Object.fromEntries(plainRootColumns.map((column) => [column, p.value(column)])) as PlainRootRow;
+/** The columns of a new post's row as placeholders, for its inserts. */
+function newPostValues(p: Params<NewPostRow & Record<string, unknown>>): NewPostRow {
+  return Object.fromEntries(newPostColumns.map((column) => [column, p.value(column)])) as NewPostRow;
 }
 
 /**
- * PostgreSQL: a published plain root in one statement — its address and search row as
- * data-modifying CTEs, its row as the main insert. All three see one snapshot and are checked
- * (unique keys, the search row's foreign key) by the end of the statement.
+ * PostgreSQL: a plain root in one statement. Its address is claimed by a data-modifying CTE that
+ * does nothing when the address is taken (an error would abort nothing here, but the server would
+ * log it as an ERROR); the row is inserted only when the address was claimed (`INSERT … SELECT`
+ * of its values `WHERE EXISTS` the claim: PostgreSQL gives each value its column's type), and,
+ * for a published root, its search row from the row inserted. The statement answers one row when
+ * the root was written, none when the address was taken. All parts see one snapshot and are
+ * checked (unique keys, the search row's foreign key) by the end of the statement.
  */
-const insertRootAtOnce = compiled<PlainRootRow & { search_text: string } & Record<string, unknown>>()(
-  (db, p) =>
-    db
-      .with("address", (db) =>
-        db
-          .insertInto("site_addresses")
-          .values({ path: p.value("slug"), owner_type: "post", owner_id: p.value("id") })
-          .returning("path"),
-      )
-      .with("search", (db) =>
-        db
-          .insertInto("post_search")
-          .values({ post_id: p.value("id"), search_text: p.value("search_text") })
-          .returning("post_id"),
-      )
-      .insertInto("posts")
-      .values(plainRootValues(p)),
+const insertRootAtOnce = compiled<NewPostRow & { search_text: string } & Record<string, unknown>>()((db, p) =>
+  db
+    .with("address", (cte) => claimAddressOf(cte, p))
+    .with("post", (cte) =>
+      cte.insertInto("posts").columns(newPostColumns).expression(rowIfClaimed(db, p)).returning("id"),
+    )
+    .insertInto("post_search")
+    .columns(["post_id", "search_text"])
+    .expression((eb) =>
+      eb.selectFrom("post").select(["post.id", eb.val(p.value("search_text")).as("search_text")]),
+    )
+    .returning("post_id"),
 );
 
 /** As {@link insertRootAtOnce}, for a draft: no search row. */
-const insertUnlistedRootAtOnce = compiled<PlainRootRow & Record<string, unknown>>()((db, p) =>
+const insertUnlistedRootAtOnce = compiled<NewPostRow & Record<string, unknown>>()((db, p) =>
   db
-    .with("address", (db) =>
-      db
-        .insertInto("site_addresses")
-        .values({ path: p.value("slug"), owner_type: "post", owner_id: p.value("id") })
-        .returning("path"),
-    )
+    .with("address", (cte) => claimAddressOf(cte, p))
     .insertInto("posts")
-    .values(plainRootValues(p)),
+    .columns(newPostColumns)
+    .expression(rowIfClaimed(db, p))
+    .returning("id"),
 );
+
+/** The claim of a new post's slug as its address, doing nothing when the address is taken. */
+function claimAddressOf(db: QueryCreator<Database>, p: Params<NewPostRow & Record<string, unknown>>) {
+  return db
+    .insertInto("site_addresses")
+    .values({ path: p.value("slug"), owner_type: "post", owner_id: p.value("id") })
+    .onConflict((oc) => oc.column("path").doNothing())
+    .returning("path");
+}
+
+/**
+ * The row's values as a one-row `SELECT`, with a row only when the CTE `address` claimed the slug.
+ * Built on the plain instance `db` (a query built on the one `with` returns would repeat its CTEs).
+ */
+function rowIfClaimed(db: Kysely<Database>, p: Params<NewPostRow & Record<string, unknown>>) {
+  // biome-ignore lint/suspicious/noExplicitAny: the CTE `address` is not part of the typed schema
+  const withAddress = db as unknown as Kysely<any>;
+  return withAddress
+    .selectNoFrom((eb) => newPostColumns.map((column) => eb.val(p.value(column)).as(column)))
+    .where((eb) => eb.exists(eb.selectFrom("address").select("path")));
+}
 
 /** 200 rows of about 35 columns: 7,000 parameters, under SQLite's 32,766 and PostgreSQL's 65,535. */
 const rowsPerInsert = 200;
@@ -436,7 +449,9 @@ export async function insertPost(
     nameForSlug: base.title ?? base.display_title,
     fallback: input.format,
   });
-  const post: Insertable<PostsTable> = {
+  // Every column of a new post's row, so one compiled insert writes it; the Thread figures are
+  // counted below.
+  const post: NewPostRow = {
     id,
     ...base,
     status,
@@ -448,11 +463,13 @@ export async function insertPost(
     quiet_reply: parent && input.quietReply ? 1 : 0,
     pinned_at: parent ? null : input.pinnedAt !== undefined ? input.pinnedAt : input.pinned ? now : null,
     published_at: status === "published" ? (input.publishedAt ?? now) : null,
+    thread_post_count: 0,
+    thread_reply_count: 0,
     last_activity_at: base.created_at,
     thread_updated_at: base.created_at,
     permalink_path: aliasPath,
   };
-  await db.insertInto("posts").values(post).execute();
+  await insertPostRow.execute(db, post as NewPostRow & Record<string, unknown>);
   if (aliasPath)
     await addAlias(ctx, { path: aliasPath, targetType: "post", targetId: id, now, field: "path" });
   // Before the collections: the link locks another root, and roots are locked before collections.

@@ -11,69 +11,57 @@ import { mediaKindBits } from "../files/media-kinds.js";
  * @see spec § Post (Thread fields)
  */
 export async function refreshThreadFigures(db: Kysely<Database>, threadId: string): Promise<void> {
-  const figures = await threadFigures.executeTakeFirst(db, { threadId });
-  await storeThreadFigures.execute(db, {
-    threadId,
-    postCount: Number(figures?.post_count ?? 0),
-    replyCount: Number(figures?.reply_count ?? 0),
-    activity: figures?.activity == null ? null : Number(figures.activity),
-    updated: figures?.updated == null ? null : Number(figures.updated),
-  });
+  await storeThreadFigures.execute(db, { threadId });
 }
 
-/** A Thread's figures counted from its posts; compiled once (db/compiled.ts), as every write to a Thread runs it. */
-const threadFigures = compiled<{ threadId: string }>()((db, p) =>
-  db
-    .selectFrom("posts")
-    .where("thread_id", "=", p.value("threadId"))
-    .select([
-      sql<number>`coalesce(sum(case when status = 'published' then 1 else 0 end), 0)`.as("post_count"),
-      sql<number>`coalesce(sum(case when status = 'published' and id <> thread_id then 1 else 0 end), 0)`.as(
-        "reply_count",
-      ),
-      sql<number | null>`max(case when status = 'published' and quiet_reply = 0 then published_at end)`.as(
-        "activity",
-      ),
-      sql<number | null>`max(case when status = 'published' then published_at end)`.as("updated"),
-    ]),
-);
-
 /**
- * Stores the figures on the root; a Thread with nothing published takes its root's creation time.
- * A root whose figures are already these is left alone: SQLite rewrites the entry of every index
- * on a written column even when its value stays, and the activity times are in four of the Thread
- * list's indexes (an edit of a post's body, say, changes no figure). The reply count moves only
- * with the post count; it is compared too, so that a stored count that disagrees is put right.
+ * The figures counted from the Thread's posts and stored on its root, in one statement (one round
+ * trip on PostgreSQL); compiled once (db/compiled.ts), as every write to a Thread runs it. A
+ * Thread with nothing published takes its root's creation time. A root whose figures are already
+ * these is left alone: SQLite rewrites the entry of every index on a written column even when its
+ * value stays, and the activity times are in four of the Thread list's indexes (an edit of a
+ * post's body, say, changes no figure). The reply count moves only with the post count; it is
+ * compared too, so that a stored count that disagrees is put right.
  */
-const storeThreadFigures = compiled<{
-  threadId: string;
-  postCount: number;
-  replyCount: number;
-  activity: number | null;
-  updated: number | null;
-}>()((db, p) =>
+const storeThreadFigures = compiled<{ threadId: string }>()((db, p) =>
   db
-    .updateTable("posts")
+    .updateTable("posts as root")
+    .from((eb) =>
+      eb
+        .selectFrom("posts")
+        .where("thread_id", "=", p.value("threadId"))
+        .select([
+          sql<number>`coalesce(sum(case when status = 'published' then 1 else 0 end), 0)`.as("post_count"),
+          sql<number>`coalesce(sum(case when status = 'published' and id <> thread_id then 1 else 0 end), 0)`.as(
+            "reply_count",
+          ),
+          sql<
+            number | null
+          >`max(case when status = 'published' and quiet_reply = 0 then published_at end)`.as("activity"),
+          sql<number | null>`max(case when status = 'published' then published_at end)`.as("updated"),
+        ])
+        .as("counted"),
+    )
     .set((eb) => ({
-      thread_post_count: p.value("postCount"),
-      thread_reply_count: p.value("replyCount"),
-      last_activity_at: eb.fn.coalesce(eb.val(p.value("activity")), eb.ref("created_at")),
-      thread_updated_at: eb.fn.coalesce(eb.val(p.value("updated")), eb.ref("created_at")),
+      thread_post_count: eb.ref("counted.post_count"),
+      thread_reply_count: eb.ref("counted.reply_count"),
+      last_activity_at: eb.fn.coalesce("counted.activity", "root.created_at"),
+      thread_updated_at: eb.fn.coalesce("counted.updated", "root.created_at"),
     }))
-    .where("id", "=", p.value("threadId"))
+    .where("root.id", "=", p.value("threadId"))
     .where((eb) =>
       eb.or([
-        eb("thread_post_count", "is distinct from", p.value("postCount")),
-        eb("thread_reply_count", "is distinct from", p.value("replyCount")),
+        eb("root.thread_post_count", "is distinct from", eb.ref("counted.post_count")),
+        eb("root.thread_reply_count", "is distinct from", eb.ref("counted.reply_count")),
         eb(
-          "last_activity_at",
+          "root.last_activity_at",
           "is distinct from",
-          eb.fn.coalesce(eb.val(p.value("activity")), eb.ref("created_at")),
+          eb.fn.coalesce("counted.activity", "root.created_at"),
         ),
         eb(
-          "thread_updated_at",
+          "root.thread_updated_at",
           "is distinct from",
-          eb.fn.coalesce(eb.val(p.value("updated")), eb.ref("created_at")),
+          eb.fn.coalesce("counted.updated", "root.created_at"),
         ),
       ]),
     ),

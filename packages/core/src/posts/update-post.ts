@@ -18,7 +18,7 @@ import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
-import { indexPost } from "../search/search-index.js";
+import { writeSearchRow } from "../search/search-index.js";
 import { extend } from "../shared/extend.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { postOutput } from "./post-output.js";
@@ -135,7 +135,17 @@ async function applyUpdate(
   }
   await refreshThreadFigures(db, row.thread_id);
   await syncThreadMemberships(ctx, row.thread_id);
-  await indexPost(db, row.id);
+  // The searched fields as just written: nothing to read back.
+  await writeSearchRow(db, row.id, {
+    status: pick(changes.status, row.status),
+    title: pick(changes.title, row.title),
+    source_name: pick(changes.source_name, row.source_name),
+    quote_text: pick(changes.quote_text, row.quote_text),
+    body_text: pick(changes.body_text, row.body_text),
+    summary: pick(changes.summary, row.summary),
+    url: pick(changes.url, row.url),
+    source_url: pick(changes.source_url, row.source_url),
+  });
   return removedKeys;
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from "kysely";
 import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
-import { searchTextOf } from "./search-text.js";
+import { type SearchableFields, searchTextOf } from "./search-text.js";
 
 /**
  * Brings one post's search row in line with the post as it now stands: a published post gets its
@@ -11,7 +11,20 @@ import { searchTextOf } from "./search-text.js";
  * background (docs/search.md § SQLite: the index beside the file); until then searches scan it.
  */
 export async function indexPost(db: Kysely<Database>, postId: string): Promise<boolean> {
-  const post = await searchedFields.executeTakeFirst(db, { postId });
+  return writeSearchRow(db, postId, (await searchedFields.executeTakeFirst(db, { postId })) ?? null);
+}
+
+/**
+ * As {@link indexPost}, from the post's searched fields as the caller just wrote them (or null for
+ * a post that is gone), so a write that holds them reads nothing back. The row is deleted and
+ * inserted anew, never updated in place: on SQLite its new key is what tells the trigram index
+ * thread to read it (docs/search.md).
+ */
+export async function writeSearchRow(
+  db: Kysely<Database>,
+  postId: string,
+  post: (SearchableFields & { status: string }) | null,
+): Promise<boolean> {
   await deleteSearchRow.execute(db, { postId });
   if (post?.status !== "published") return false;
   await insertSearchRow.execute(db, { post_id: postId, search_text: searchTextOf(post) });
