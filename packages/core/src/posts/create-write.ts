@@ -117,14 +117,12 @@ export async function claimPlainRoot(
 
 /**
  * PostgreSQL: a plain root's address, row and search row written by one statement, with no
- * transaction around it (a statement is atomic by itself), when its first address candidate needs
- * no read (db/dialect.ts `roundTrips`; docs/posts.md § Write path). That is one round trip to
- * the server where the step-by-step write takes five (`begin`, the address, the row, the search
- * row, `commit`). Undefined, with nothing written, when this way does not apply: on SQLite (its
- * statements are calls in this process, and it has no data-modifying `WITH`), inside a caller's
- * transaction (whose statements are already on one connection), or when the address is taken.
- * The caller then writes the root step by step, which settles the address as
- * {@link claimPlainRoot} does.
+ * transaction of its own (a statement is atomic by itself), when its first address candidate
+ * needs no read (db/dialect.ts `roundTrips`; docs/posts.md § Write path). That is one round trip
+ * to the server where the step-by-step write takes five (`begin`, the address, the row, the search
+ * row, `commit`). Undefined, with nothing written, on SQLite (its statements are calls in this
+ * process, and it has no data-modifying `WITH`) or when the address is taken. The caller then
+ * writes the root step by step, which settles the address as {@link claimPlainRoot} does.
  */
 export async function writePlainRootAtOnce(
   ctx: EngineContext,
@@ -132,7 +130,7 @@ export async function writePlainRootAtOnce(
   id: string,
   now: number,
 ): Promise<NewPostRows | undefined> {
-  if (!ctx.dialect.roundTrips || ctx.db.isTransaction) return undefined;
+  if (!ctx.dialect.roundTrips) return undefined;
   const { input } = plan;
   checkPublishedAt(input.status ?? "published", input.publishedAt);
   const base = baseValues(plan, now);
