@@ -31,7 +31,8 @@ export async function writeSearchRow(
   return true;
 }
 
-// Compiled once (db/compiled.ts): every update of a post runs these.
+// Compiled once (db/compiled.ts): every update of a post deletes and inserts its search row; the
+// read serves indexPost (the reindex).
 const searchedFields = compiled<{ postId: string }>()((db, p) =>
   db
     .selectFrom("posts")
