@@ -7,7 +7,7 @@ import {
   type RawBuilder,
   sql,
 } from "kysely";
-import type { DialectName } from "./dialect.js";
+import type { Dialect, DialectName } from "./dialect.js";
 import { detectDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 
@@ -58,6 +58,11 @@ export interface Params<P> {
   value<K extends keyof P & string>(name: K): P[K];
   /** A list of strings as one parameter, for the right side of `in`. */
   list<K extends ListKeys<P>>(name: K): Expression<string>;
+  /**
+   * The database's dialect, for the few clauses that differ between the two (`lockingRead`): the
+   * statement is compiled once per database, so each gets its own SQL.
+   */
+  readonly dialect: Dialect;
 }
 
 type ListKeys<P> = { [K in keyof P & string]: P[K] extends readonly string[] ? K : never }[keyof P & string];
@@ -126,10 +131,12 @@ export class CompiledStatement<P extends Record<string, unknown>, O> {
     const plugins = executor.plugins;
     const found = entries.find((entry) => samePlugins(entry.plugins, plugins));
     if (found) return found;
-    const dialect = detectDialect(db).name;
+    const detected = detectDialect(db);
+    const dialect = detected.name;
     const p: Params<P> = {
       value: (name) => new Placeholder(name, false) as never,
       list: (name) => listExpression(dialect, new Placeholder(name, true)),
+      dialect: detected,
     };
     const query = this.#build(db, p).compile() as CompiledQuery<unknown>;
     const slots = query.parameters.map((value): Slot => {

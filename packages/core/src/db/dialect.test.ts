@@ -1,6 +1,17 @@
-import { type Kysely, PostgresAdapter, SqliteAdapter } from "kysely";
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from "kysely";
 import { describe, expect, it } from "vitest";
+import { compiled } from "./compiled.js";
 import { detectDialect, dialectNamed } from "./dialect.js";
+import type { Database } from "./schema.js";
 
 /** A Kysely-shaped object whose adapter is not an instance of this copy's classes, as a host app's own Kysely copy would be. */
 function foreignKysely(adapter: { supportsReturning: boolean; supportsTransactionalDdl: boolean }) {
@@ -52,5 +63,35 @@ describe("the dialect seam", () => {
       expect(dialect.isUniqueViolation(new Error("UNIQUE constraint failed"))).toBe(false);
       expect(dialect.isUniqueViolation(null)).toBe(false);
     }
+  });
+
+  it("makes a compiled read a locking read on PostgreSQL only (SQLite has no FOR UPDATE)", () => {
+    const lockingRead = compiled<{ id: string }>()((db, p) =>
+      p.dialect.lockingRead(db.selectFrom("posts").select("id").where("id", "=", p.value("id"))),
+    );
+    const compiledOn = (db: Kysely<Database>) => lockingRead.compile(db, { id: "post_1" });
+    const postgres = compiledOn(
+      new Kysely<Database>({
+        dialect: {
+          createAdapter: () => new PostgresAdapter(),
+          createDriver: () => new DummyDriver(),
+          createIntrospector: (db) => new PostgresIntrospector(db),
+          createQueryCompiler: () => new PostgresQueryCompiler(),
+        },
+      }),
+    );
+    const sqlite = compiledOn(
+      new Kysely<Database>({
+        dialect: {
+          createAdapter: () => new SqliteAdapter(),
+          createDriver: () => new DummyDriver(),
+          createIntrospector: (db) => new SqliteIntrospector(db),
+          createQueryCompiler: () => new SqliteQueryCompiler(),
+        },
+      }),
+    );
+    expect(postgres.sql).toBe('select "id" from "posts" where "id" = $1 for update');
+    expect(sqlite.sql).toBe('select "id" from "posts" where "id" = ?');
+    expect([postgres.parameters, sqlite.parameters]).toEqual([["post_1"], ["post_1"]]);
   });
 });

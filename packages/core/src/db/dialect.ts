@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: works on any database shape
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { EngineError } from "../errors.js";
 
 /** The SQL dialects the engine runs on. */
@@ -40,6 +40,15 @@ export interface Dialect {
    */
   lockRow(trx: Kysely<any>, row: { table: string; id: string }): Promise<void>;
   /**
+   * `query` as a read that locks the rows it finds for the rest of the transaction, as
+   * {@link lockRow} locks one: `FOR UPDATE` on PostgreSQL, the query unchanged on SQLite. For a lock
+   * whose row is found by the query itself (a post's Thread root, posts/thread-lock.ts), in one
+   * statement; the query can be compiled once (db/compiled.ts hands its builder the dialect).
+   */
+  lockingRead<DB, TB extends keyof DB, O>(
+    query: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O>;
+  /**
    * A FROM item: `table` aliased `alias`, read through the index `index`. SQLite without `ANALYZE`
    * statistics cannot tell a small partial index from a large one with the same columns and may walk
    * the large one row by row (the site's pinned Threads through every root's activity entry), so it
@@ -69,6 +78,7 @@ const sqlite: Dialect = {
     await trx.deleteFrom(journal.name).where("name", "=", "").execute();
   },
   lockRow: async () => {},
+  lockingRead: (query) => query,
   tableIndexedBy: (table, alias, index) =>
     sql`${sql.table(table)} as ${sql.id(alias)} indexed by ${sql.id(index)}`,
   roundTrips: false,
@@ -85,6 +95,7 @@ const postgres: Dialect = {
   lockRow: async (trx, row) => {
     await trx.selectFrom(row.table).select("id").where("id", "=", row.id).forUpdate().execute();
   },
+  lockingRead: (query) => query.forUpdate(),
   tableIndexedBy: (table, alias) => sql`${sql.table(table)} as ${sql.id(alias)}`,
   roundTrips: true,
 };

@@ -31,7 +31,7 @@ export const reindexSearch = defineOperation({
     for (const post of page.rows) {
       const written = await ctx.db.transaction().execute(async (trx) => {
         // The post may be gone by now: then indexPost removes any row it left.
-        await lockThreadOf({ db: trx, dialect: ctx.dialect }, post.id);
+        await lockThreadOf({ db: trx }, post.id);
         return indexPost(trx, post.id);
       });
       if (written) indexed++;

@@ -11,35 +11,26 @@ import type { EngineContext } from "../deps.js";
  * @see docs/threads.md § Thread figures under concurrent writers
  */
 export async function lockThreadOf(
-  ctx: Pick<EngineContext, "db" | "dialect">,
+  ctx: Pick<EngineContext, "db">,
   postId: string,
 ): Promise<string | undefined> {
-  // Where each statement is a round trip to the server (PostgreSQL), one finds and locks the root.
-  if (ctx.dialect.roundTrips) return (await lockRootOfPost.executeTakeFirst(ctx.db, { id: postId }))?.id;
-  // A post's Thread never changes, so reading it before the lock is safe.
-  const post = await threadOfPost.executeTakeFirst(ctx.db, { id: postId });
-  if (!post) return undefined;
-  await ctx.dialect.lockRow(ctx.db, { table: "posts", id: post.thread_id });
-  return post.thread_id;
+  return (await lockRootOfPost.executeTakeFirst(ctx.db, { id: postId }))?.id;
 }
 
-/** Compiled once (db/compiled.ts): every write to a Thread's posts starts with it. */
-const threadOfPost = compiled<{ id: string }>()((db, p) =>
-  db.selectFrom("posts").select("thread_id").where("id", "=", p.value("id")),
-);
-
 /**
- * PostgreSQL: the root of the post's Thread, read `FOR UPDATE`. The root's ID comes from a
- * subquery run once, before the lock; a root deleted while this waits for its lock gives no row,
- * as the dialect's `lockRow` locks nothing when the row is missing. SQLite has no `FOR UPDATE`
- * (nor needs it: its write transaction holds the file's one write lock), so it never runs this.
+ * The root of the post's Thread, read as a locking read (db/dialect.ts `lockingRead`): one
+ * statement, a round trip on PostgreSQL, where it is `FOR UPDATE`. The root's ID comes from a
+ * subquery run once, before the lock (a post's Thread never changes); a root deleted while this
+ * waits for its lock gives no row, as `lockRow` locks nothing when the row is missing. On SQLite
+ * it is a plain read: the write transaction already holds the file's one write lock.
  */
 const lockRootOfPost = compiled<{ id: string }>()((db, p) =>
-  db
-    .selectFrom("posts")
-    .select("id")
-    .where("id", "=", (eb) =>
-      eb.selectFrom("posts as post").select("post.thread_id").where("post.id", "=", p.value("id")),
-    )
-    .forUpdate(),
+  p.dialect.lockingRead(
+    db
+      .selectFrom("posts")
+      .select("id")
+      .where("id", "=", (eb) =>
+        eb.selectFrom("posts as post").select("post.thread_id").where("post.id", "=", p.value("id")),
+      ),
+  ),
 );
