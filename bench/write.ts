@@ -5,8 +5,8 @@
  * On a fresh SQLite file (and, with `--pg=on`, a fresh PostgreSQL schema: $QUIRE_BENCH_PG_URL or a
  * throwaway server), creates `--posts` Thread roots with a 1.5 KB Markdown body through
  * `engine.posts.create` one by one, restores that site from its site archive into a fresh database
- * (`importSiteArchive`, the restore path), updates `--edits` of its posts' bodies and adds as
- * many replies one by one (the edit series), then creates as many posts as the first series
+ * (`importSiteArchive`, the restore path), updates `--edits` of its posts' bodies, then as many of
+ * their ratings, and adds as many replies one by one (the edit series), then creates as many posts as the first series
  * through the bulk path `engine.posts.createMany` in batches of `--batch`, and prints posts/s for
  * each, with the machine.
  * `--cpu-prof` profiles each series with the inspector and prints the functions with the most self
@@ -277,7 +277,9 @@ async function timeRestore(
 /**
  * The edit series, on the one-by-one series' site: `--edits` updates of a post's body (another
  * body of the same generator, so the render and the search row are redone), spread over the posts,
- * then as many replies, spread over the roots (each a Thread lock, the figures, the search row).
+ * then as many updates of a rating alone (no render, nothing searched changes: the row, the Thread
+ * lock and the figures), then as many replies, spread over the roots (each a Thread lock, the
+ * figures, the search row).
  */
 async function timeEdits(engine: Engine, ids: readonly string[], database: string): Promise<Figures[]> {
   const idAt = (n: number) => ids[n % ids.length] as string;
@@ -286,6 +288,7 @@ async function timeEdits(engine: Engine, ids: readonly string[], database: strin
   // Warm-up, untimed: both paths on compiled code.
   for (let n = 0; n < 100; n++) {
     await engine.posts.update({ id: idAt(n), bodyMarkdown: markdownBody(6_000_000 + n) });
+    await engine.posts.update({ id: idAt(n), rating: 5 });
     await engine.posts.create({
       format: "note",
       replyToId: idAt(n),
@@ -300,6 +303,14 @@ async function timeEdits(engine: Engine, ids: readonly string[], database: strin
     },
     editCount,
   );
+  const rated = await timeSeries(
+    "rating",
+    database,
+    async () => {
+      for (let n = 0; n < editCount; n++) await engine.posts.update({ id: idAt(n), rating: (n % 5) + 1 });
+    },
+    editCount,
+  );
   const replied = await timeSeries(
     "reply",
     database,
@@ -309,7 +320,7 @@ async function timeEdits(engine: Engine, ids: readonly string[], database: strin
     },
     editCount,
   );
-  return [updated, replied];
+  return [updated, rated, replied];
 }
 
 /** The SQLite file of each engine the SQLite series open. */
@@ -396,6 +407,7 @@ function seriesName(series: string): string {
   if (series === "create") return "`posts.create` one by one";
   if (series === "restore") return "restore (`importSiteArchive` of the one-by-one site)";
   if (series === "update") return "`posts.update` of a body, one by one";
+  if (series === "rating") return "`posts.update` of a rating, one by one";
   if (series === "reply") return "`posts.create` of a reply, one by one";
   return `\`posts.createMany\` × ${batchSize}`;
 }

@@ -18,7 +18,7 @@ import { notFound } from "../errors.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
 import type { RenderedBody } from "../render/index.js";
-import { writeSearchRow } from "../search/search-index.js";
+import { rewriteSearchRow } from "../search/search-index.js";
 import { extend } from "../shared/extend.js";
 import { checkSlugCandidate, deriveDisplayTitle, renderBodyInput } from "./post-content.js";
 import { postOutput } from "./post-output.js";
@@ -135,8 +135,8 @@ async function applyUpdate(
   }
   await refreshThreadFigures(db, row.thread_id);
   await syncThreadMemberships(ctx, row.thread_id);
-  // The searched fields as just written: nothing to read back.
-  await writeSearchRow(db, row.id, {
+  // The searched fields as they were and as just written: nothing to read back.
+  await rewriteSearchRow(db, row.id, row, {
     status: pick(changes.status, row.status),
     title: pick(changes.title, row.title),
     source_name: pick(changes.source_name, row.source_name),

@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from "kysely";
 import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
-import { type SearchableFields, searchTextOf } from "./search-text.js";
+import { type SearchableFields, searchedFields, searchTextOf } from "./search-text.js";
 
 /**
  * Brings one post's search row in line with the post as it now stands: a published post gets its
@@ -11,7 +11,7 @@ import { type SearchableFields, searchTextOf } from "./search-text.js";
  * background (docs/search.md § SQLite: the index beside the file); until then searches scan it.
  */
 export async function indexPost(db: Kysely<Database>, postId: string): Promise<boolean> {
-  return writeSearchRow(db, postId, (await searchedFields.executeTakeFirst(db, { postId })) ?? null);
+  return writeSearchRow(db, postId, (await searchedColumns.executeTakeFirst(db, { postId })) ?? null);
 }
 
 /**
@@ -20,7 +20,7 @@ export async function indexPost(db: Kysely<Database>, postId: string): Promise<b
  * inserted anew, never updated in place: on SQLite its new key is what tells the trigram index
  * thread to read it (docs/search.md).
  */
-export async function writeSearchRow(
+async function writeSearchRow(
   db: Kysely<Database>,
   postId: string,
   post: (SearchableFields & { status: string }) | null,
@@ -31,9 +31,32 @@ export async function writeSearchRow(
   return true;
 }
 
-// Compiled once (db/compiled.ts): every update of a post deletes and inserts its search row; the
-// read serves indexPost (the reindex).
-const searchedFields = compiled<{ postId: string }>()((db, p) =>
+type SearchedState = SearchableFields & { status: string };
+
+/**
+ * As {@link writeSearchRow}, for an update that holds the post's searched fields and status both
+ * as they were (`before`, read under the Thread's lock) and as it wrote them (`after`): when the
+ * search row would come out as it is, it writes nothing. That is an unpublished post's update (it
+ * has no row, before or after) and a published post's update that leaves every searched field as
+ * it was (a pin, a slug, a visibility, a feature). Every other update rewrites the row.
+ */
+export async function rewriteSearchRow(
+  db: Kysely<Database>,
+  postId: string,
+  before: SearchedState,
+  after: SearchedState,
+): Promise<void> {
+  const published = after.status === "published";
+  if (published === (before.status === "published")) {
+    if (!published) return;
+    if (searchedFields.every((field) => before[field] === after[field])) return;
+  }
+  await writeSearchRow(db, postId, after);
+}
+
+// Compiled once (db/compiled.ts): an update of a post that changes what is searched deletes and
+// inserts its search row; the read serves indexPost (the reindex).
+const searchedColumns = compiled<{ postId: string }>()((db, p) =>
   db
     .selectFrom("posts")
     .select(["status", "title", "source_name", "quote_text", "body_text", "summary", "url", "source_url"])

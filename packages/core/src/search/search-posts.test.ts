@@ -105,13 +105,18 @@ describe("posts.search results", () => {
     expect(await found("walrus")).toEqual([often.id, once.id]);
   });
 
-  it("ranks short-term queries the same way, the more recently written first on equal scores", async () => {
+  it("ranks short-term queries the same way, the more recently written text first on equal scores", async () => {
     const old = await engine.posts.create({ format: "note", bodyMarkdown: "ox" });
     const mid = await engine.posts.create({ format: "note", bodyMarkdown: "ox" });
     const often = await engine.posts.create({ format: "note", bodyMarkdown: "ox ox ox" });
     expect(await found("ox")).toEqual([often.id, mid.id, old.id]);
-    // An edit rewrites the post's index row, so it becomes the most recently written.
+    // An edit of anything but what is searched (a rating) leaves the post's search row as it was.
     await engine.posts.update({ id: old.id, rating: 3 });
+    expect(await found("ox")).toEqual([often.id, mid.id, old.id]);
+    // An edit of what is searched rewrites it, so it becomes the most recently written, even when
+    // the text ends as it was.
+    await engine.posts.update({ id: old.id, bodyMarkdown: "yak" });
+    await engine.posts.update({ id: old.id, bodyMarkdown: "ox" });
     expect(await found("ox")).toEqual([often.id, old.id, mid.id]);
   });
 
@@ -206,6 +211,64 @@ describe("posts.search scope and index upkeep", () => {
     });
     expect(await found("egret")).toEqual([]);
     expect(await found("osprey bird")).toEqual([post.id]);
+  });
+
+  it("rewrites a post's search row when a searched field or the status changes, and only then", async () => {
+    const { db, dialect } = engine.context;
+    // Where the row is stored: a rewrite (delete and insert) moves it, SQLite's key or PostgreSQL's ctid.
+    const rowAt = async (postId: string) => {
+      const { rows } = await (dialect.name === "sqlite"
+        ? sql<{ at: string }>`select cast(id as text) as at from post_search where post_id = ${postId}`
+        : sql<{ at: string }>`select ctid::text as at from post_search where post_id = ${postId}`
+      ).execute(db);
+      return rows[0]?.at;
+    };
+    const link = await engine.posts.create({
+      format: "link",
+      url: "https://example.com/kestrel",
+      title: "Kestrel",
+      summary: "a small falcon",
+      bodyMarkdown: "hovering",
+    });
+    let at = await rowAt(link.id);
+    expect(at).toBeDefined();
+    for (const change of [
+      { pinned: true },
+      { featured: true },
+      { visibility: "private" as const },
+      { slug: "renamed-kestrel" },
+      { title: "Kestrel", bodyMarkdown: "hovering" },
+    ]) {
+      await engine.posts.update({ id: link.id, ...change });
+      expect(await rowAt(link.id), JSON.stringify(change)).toBe(at);
+    }
+    const quote = await engine.posts.create({ format: "quote", quoteText: "wind", sourceName: "Gull" });
+    const searched: [string, Record<string, unknown>, string][] = [
+      [link.id, { title: "Merlin" }, "merlin"],
+      [link.id, { bodyMarkdown: "stooping" }, "stooping"],
+      [link.id, { summary: "a hobby" }, "hobby"],
+      [link.id, { url: "https://example.com/peregrine" }, "peregrine"],
+      [quote.id, { quoteText: "breeze" }, "breeze"],
+      [quote.id, { sourceName: "Tern" }, "tern"],
+      [quote.id, { sourceUrl: "https://example.com/skua" }, "skua"],
+    ];
+    for (const [id, change, q] of searched) {
+      const before = await rowAt(id);
+      await engine.posts.update({ id, ...change });
+      expect(await rowAt(id), JSON.stringify(change)).not.toBe(before);
+      expect(await found(q), q).toEqual([id]);
+    }
+    await engine.posts.update({ id: quote.id, status: "draft" });
+    expect(await rowAt(quote.id)).toBeUndefined();
+    await engine.posts.update({ id: quote.id, quoteText: "draft squall" });
+    expect(await rowAt(quote.id)).toBeUndefined();
+    await engine.posts.update({ id: quote.id, status: "published" });
+    expect(await found("squall")).toEqual([quote.id]);
+    at = await rowAt(link.id);
+    await engine.posts.update({ id: link.id, status: "draft" });
+    await engine.posts.update({ id: link.id, status: "published" });
+    expect(await rowAt(link.id)).not.toBe(at);
+    expect(await found("stooping")).toEqual([link.id]);
   });
 
   it("includes private posts and replies; a deleted reply or Thread leaves the index", async () => {
