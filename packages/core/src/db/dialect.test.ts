@@ -1,9 +1,12 @@
 import {
+  type DatabaseIntrospector,
+  type DialectAdapter,
   DummyDriver,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  type QueryCompiler,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -69,27 +72,33 @@ describe("the dialect seam", () => {
     const lockingRead = compiled<{ id: string }>()((db, p) =>
       p.dialect.lockingRead(db.selectFrom("posts").select("id").where("id", "=", p.value("id"))),
     );
-    const compiledOn = (db: Kysely<Database>) => lockingRead.compile(db, { id: "post_1" });
-    const postgres = compiledOn(
-      new Kysely<Database>({
-        dialect: {
-          createAdapter: () => new PostgresAdapter(),
-          createDriver: () => new DummyDriver(),
-          createIntrospector: (db) => new PostgresIntrospector(db),
-          createQueryCompiler: () => new PostgresQueryCompiler(),
-        },
-      }),
-    );
-    const sqlite = compiledOn(
-      new Kysely<Database>({
-        dialect: {
-          createAdapter: () => new SqliteAdapter(),
-          createDriver: () => new DummyDriver(),
-          createIntrospector: (db) => new SqliteIntrospector(db),
-          createQueryCompiler: () => new SqliteQueryCompiler(),
-        },
-      }),
-    );
+    // Kysely without a database, as its recipe "Splitting query building and execution" builds one.
+    const compiledOn = (parts: {
+      adapter: DialectAdapter;
+      compiler: QueryCompiler;
+      introspector: new (db: Kysely<Database>) => DatabaseIntrospector;
+    }) =>
+      lockingRead.compile(
+        new Kysely<Database>({
+          dialect: {
+            createAdapter: () => parts.adapter,
+            createDriver: () => new DummyDriver(),
+            createIntrospector: (db) => new parts.introspector(db),
+            createQueryCompiler: () => parts.compiler,
+          },
+        }),
+        { id: "post_1" },
+      );
+    const postgres = compiledOn({
+      adapter: new PostgresAdapter(),
+      compiler: new PostgresQueryCompiler(),
+      introspector: PostgresIntrospector,
+    });
+    const sqlite = compiledOn({
+      adapter: new SqliteAdapter(),
+      compiler: new SqliteQueryCompiler(),
+      introspector: SqliteIntrospector,
+    });
     expect(postgres.sql).toBe('select "id" from "posts" where "id" = $1 for update');
     expect(sqlite.sql).toBe('select "id" from "posts" where "id" = ?');
     expect([postgres.parameters, sqlite.parameters]).toEqual([["post_1"], ["post_1"]]);
