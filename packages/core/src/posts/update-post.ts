@@ -118,7 +118,7 @@ async function applyUpdate(
     changes.slug = input.slug;
   }
 
-  await writeChanges(db, row, changes);
+  const written = await writeChanges(db, row, changes);
   if (input.language !== undefined) {
     // One language across a Thread: the root's group decides whether it is free (409 if not).
     const root = isRoot ? row : await findPost(db, row.thread_id);
@@ -133,8 +133,14 @@ async function applyUpdate(
     removedKeys = saved.removedKeys;
     if (isRoot) await storeRootMediaKinds(db, row.id, saved.kinds);
   }
-  await refreshThreadFigures(db, row.thread_id);
-  await syncThreadMemberships(ctx, row.thread_id);
+  // The Thread figures come from its posts' status and publication time; the collections' copies
+  // of the Thread (memberships) from its root's status, language and activity (a figure). An update
+  // that moves none of them (a body, a rating, a pin, a visibility, a slug) leaves both as they are;
+  // memberships it sets itself were written from the root as it now stands.
+  if (written.includes("status") || written.includes("published_at") || input.language !== undefined) {
+    await refreshThreadFigures(db, row.thread_id);
+    await syncThreadMemberships(ctx, row.thread_id);
+  }
   // The searched fields as they were and as just written: nothing to read back.
   await rewriteSearchRow(db, row.id, row, {
     status: pick(changes.status, row.status),
@@ -157,19 +163,20 @@ async function applyUpdate(
  * statement (db/compiled.ts) per set of columns, so an update pays neither building nor compiling
  * its query, and each set has one SQL text for the driver to prepare once. An update that changes
  * nothing in the row (the same values again, at the same clock time) writes nothing to it.
+ * Answers the columns written.
  */
 async function writeChanges(
   db: Kysely<Database>,
   row: PostRow,
   changes: Updateable<PostsTable>,
-): Promise<void> {
+): Promise<readonly (keyof PostsTable & string)[]> {
   const stored = row as unknown as Record<string, unknown>;
   const columns = (Object.keys(changes) as (keyof PostsTable & string)[]).filter((column) => {
     const value = changes[column];
     return value !== undefined && value !== stored[column];
   });
-  if (columns.length === 0) return;
-  await rowUpdateOf(columns).execute(db, extend(changes, { postId: row.id }));
+  if (columns.length > 0) await rowUpdateOf(columns).execute(db, extend(changes, { postId: row.id }));
+  return columns;
 }
 
 type RowUpdateParams = Updateable<PostsTable> & { postId: string };
