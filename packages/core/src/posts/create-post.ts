@@ -49,6 +49,11 @@ export const createPost = defineOperation({
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
     }
-    return readPost(ctx, id, { content: undefined, withPosition: false });
+    // A new post's attachments are the ones this create attached.
+    return readPost(ctx, id, {
+      content: undefined,
+      withPosition: false,
+      withoutAttachments: prepared.length === 0,
+    });
   },
 });

@@ -13,11 +13,18 @@ import { type PostView, toPostView, type ViewOptions } from "./post-view.js";
 export async function readPost(
   ctx: EngineContext,
   id: string,
-  options: ViewOptions & { withPosition: boolean },
+  options: ViewOptions & {
+    withPosition: boolean;
+    /**
+     * True when the caller knows the post has no attachments: a create that attached none answers
+     * without reading them (a round trip fewer on PostgreSQL).
+     */
+    withoutAttachments?: boolean;
+  },
 ): Promise<PostView> {
   const row = await findPost(ctx.db, id);
   if (!row) throw notFound("post", id);
-  const attachments = (await loadAttachments(ctx.db, [id])).get(id) ?? [];
+  const attachments = options.withoutAttachments ? [] : ((await loadAttachments(ctx.db, [id])).get(id) ?? []);
   const view = toPostView(ctx, row, attachments, options);
   if (!options.withPosition) return view;
   const collectionIds = (await collectionIdsOf(ctx.db, [row.thread_id])).get(row.thread_id) ?? [];
