@@ -251,13 +251,7 @@ export async function collectionIdsOf(
 ): Promise<Map<string, string[]>> {
   const byThread = new Map<string, string[]>();
   if (threadIds.length === 0) return byThread;
-  const rows = await db
-    .selectFrom("collection_threads")
-    .select(["thread_id", "collection_id"])
-    .where("thread_id", "in", [...new Set(threadIds)])
-    .orderBy("thread_id")
-    .orderBy("collection_id")
-    .execute();
+  const rows = await collectionIdsOfThreads.execute(db, { threadIds: [...new Set(threadIds)] });
   for (const row of rows) {
     const list = byThread.get(row.thread_id);
     if (list) list.push(row.collection_id);
@@ -265,6 +259,16 @@ export async function collectionIdsOf(
   }
   return byThread;
 }
+
+/** Compiled once (db/compiled.ts), the Threads as one list parameter: every read of a post asks it. */
+const collectionIdsOfThreads = compiled<{ threadIds: string[] }>()((db, p) =>
+  db
+    .selectFrom("collection_threads")
+    .select(["thread_id", "collection_id"])
+    .where("thread_id", "in", p.list("threadIds"))
+    .orderBy("thread_id")
+    .orderBy("collection_id"),
+);
 
 /** Root rows aliased `r`. */
 type RootScope = ExpressionBuilder<Database & { r: PostsTable }, "r">;

@@ -1,4 +1,5 @@
 import { oldestAliasesOf } from "../custom-urls/aliases.js";
+import { compiled } from "../db/compiled.js";
 import type { EngineContext } from "../deps.js";
 
 /** A collection as a public post names it. @see spec § Public post (`collections`) */
@@ -22,14 +23,7 @@ export async function publicCollectionRefsOf(
   const byThread = new Map<string, PublicCollectionRef[]>();
   const ids = [...new Set(threadIds)];
   if (ids.length === 0) return byThread;
-  const rows = await ctx.db
-    .selectFrom("collection_threads as m")
-    .innerJoin("collections as c", "c.id", "m.collection_id")
-    .select(["m.thread_id", "c.id", "c.slug", "c.title"])
-    .where("m.thread_id", "in", ids)
-    .orderBy("c.created_at")
-    .orderBy("c.id")
-    .execute();
+  const rows = await collectionsOfThreads.execute(ctx.db, { threadIds: ids });
   if (rows.length === 0) return byThread;
   const aliases = await oldestAliasesOf(ctx.db, {
     targetType: "collection",
@@ -48,3 +42,14 @@ export async function publicCollectionRefsOf(
   }
   return byThread;
 }
+
+/** Compiled once (db/compiled.ts), the Threads as one list parameter: every public read of posts asks it. */
+const collectionsOfThreads = compiled<{ threadIds: string[] }>()((db, p) =>
+  db
+    .selectFrom("collection_threads as m")
+    .innerJoin("collections as c", "c.id", "m.collection_id")
+    .select(["m.thread_id", "c.id", "c.slug", "c.title"])
+    .where("m.thread_id", "in", p.list("threadIds"))
+    .orderBy("c.created_at")
+    .orderBy("c.id"),
+);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { Database } from "../db/schema.js";
 
 /** Who holds an address of the site's root namespace, seen by the owner (any status). */
@@ -16,11 +17,7 @@ export async function findAddressOwner(
   db: Kysely<Database>,
   address: string,
 ): Promise<AddressOwner | undefined> {
-  const owner = await db
-    .selectFrom("site_addresses")
-    .select(["owner_type", "owner_id"])
-    .where("path", "=", address)
-    .executeTakeFirst();
+  const owner = await ownerOfAddress.executeTakeFirst(db, { address });
   if (!owner) return undefined;
   if (
     owner.owner_type === "post" ||
@@ -30,11 +27,7 @@ export async function findAddressOwner(
     return { type: owner.owner_type, id: owner.owner_id };
   }
   if (owner.owner_type !== "custom_url") return undefined;
-  const url = await db
-    .selectFrom("custom_urls")
-    .select(["target_type", "target_id", "to_path", "redirect_type"])
-    .where("id", "=", owner.owner_id)
-    .executeTakeFirst();
+  const url = await customUrlById.executeTakeFirst(db, { id: owner.owner_id });
   if (!url) return undefined;
   if (url.target_type === "redirect") {
     if (url.to_path === null) return undefined;
@@ -45,3 +38,16 @@ export async function findAddressOwner(
   }
   return undefined;
 }
+
+// Compiled once (db/compiled.ts): every resolved path, and every public page the reference server
+// serves by its address, starts with them.
+const ownerOfAddress = compiled<{ address: string }>()((db, p) =>
+  db.selectFrom("site_addresses").select(["owner_type", "owner_id"]).where("path", "=", p.value("address")),
+);
+
+const customUrlById = compiled<{ id: string }>()((db, p) =>
+  db
+    .selectFrom("custom_urls")
+    .select(["target_type", "target_id", "to_path", "redirect_type"])
+    .where("id", "=", p.value("id")),
+);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { compiled } from "../db/compiled.js";
 import type { IdSet } from "../db/id-set.js";
 import type { Database } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
@@ -84,16 +85,23 @@ export async function oldestAliasesOf(
 ): Promise<Map<string, string>> {
   const result = new Map<string, string>();
   if (input.targetIds.length === 0) return result;
-  const rows = await db
-    .selectFrom("custom_urls")
-    .select(["target_id", "path"])
-    .where("target_type", "=", input.targetType)
-    .where("target_id", "in", input.targetIds)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+  const rows = await aliasesOfTargets.execute(db, {
+    targetType: input.targetType,
+    targetIds: [...input.targetIds],
+  });
   for (const row of rows) {
     if (row.target_id !== null && !result.has(row.target_id)) result.set(row.target_id, row.path);
   }
   return result;
 }
+
+/** Compiled once (db/compiled.ts), the targets as one list parameter: public reads of collections and their Threads ask it. */
+const aliasesOfTargets = compiled<{ targetType: string; targetIds: string[] }>()((db, p) =>
+  db
+    .selectFrom("custom_urls")
+    .select(["target_id", "path"])
+    .where("target_type", "=", p.value("targetType"))
+    .where("target_id", "in", p.list("targetIds"))
+    .orderBy("created_at")
+    .orderBy("id"),
+);

@@ -1,5 +1,6 @@
 import type { CollectionView } from "../collections/collection-view.js";
 import { toCollectionView } from "../collections/collection-view.js";
+import { compiled } from "../db/compiled.js";
 import type { EngineContext } from "../deps.js";
 import { isEngineError } from "../errors.js";
 import { defineOperation, type OperationContext } from "../operation.js";
@@ -74,11 +75,7 @@ interface At {
 }
 
 async function resolvePost(ctx: OperationContext, postId: string, at: At): Promise<Resolution> {
-  const row = await ctx.db
-    .selectFrom("posts")
-    .select(["slug", "permalink_path"])
-    .where("id", "=", postId)
-    .executeTakeFirst();
+  const row = await postAddressById.executeTakeFirst(ctx.db, { id: postId });
   if (!row) return { kind: "not_found", path: at.path };
   let post: PublicPostView;
   try {
@@ -164,3 +161,8 @@ function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/\/+$/, "");
   return trimmed === "" ? "" : trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
 }
+
+/** Compiled once (db/compiled.ts): every resolved post address reads it. */
+const postAddressById = compiled<{ id: string }>()((db, p) =>
+  db.selectFrom("posts").select(["slug", "permalink_path"]).where("id", "=", p.value("id")),
+);

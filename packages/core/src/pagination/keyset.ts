@@ -99,11 +99,26 @@ export async function readByKeys<DB, TB extends keyof DB, Row>(
   order: KeysetOrder<NoInfer<Row>>,
   page: { after?: KeyValues | undefined; limit: number },
 ): Promise<{ rows: Row[]; more: boolean }> {
-  let select = page.after ? query.where(afterKeys(order, page.after)) : query;
+  const rows = (await inKeyOrder(query, order, page.after)
+    .limit(page.limit + 1)
+    .execute()) as Row[];
+  return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
+}
+
+/**
+ * `query` in `order`, strictly after `after` when given, without a limit: what {@link readByKeys}
+ * reads. A compiled statement (db/compiled.ts) builds its pages with it too, passing placeholders
+ * as the keys and the limit.
+ */
+export function inKeyOrder<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  order: KeysetOrder<NoInfer<Row>>,
+  after?: KeyValues,
+): SelectQueryBuilder<DB, TB, Row> {
+  let select = after ? query.where(afterKeys(order, after)) : query;
   for (const key of order.keys)
     select = select.orderBy(sql.ref(key.column), key.direction ?? order.direction);
-  const rows = (await select.limit(page.limit + 1).execute()) as Row[];
-  return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
+  return select;
 }
 
 /**

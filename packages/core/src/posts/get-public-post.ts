@@ -3,7 +3,7 @@ import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import { notFound } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { publicPostOutput } from "./post-output.js";
-import { findPost, selectPosts } from "./post-query.js";
+import { findPost, findReadablePost } from "./post-query.js";
 import { publicPostInput } from "./post-schemas.js";
 import { toPublicPostView } from "./post-view.js";
 import { withReadableParents } from "./readable-parents.js";
@@ -21,12 +21,7 @@ export const getPublicPost = defineOperation({
   input: publicPostInput,
   output: publicPostOutput,
   run: async (ctx, input) => {
-    const named = await selectPosts(ctx.db)
-      .where("p.slug", "=", input.slug)
-      .where("p.status", "=", "published")
-      .where("r.status", "=", "published")
-      .where("r.visibility", "<>", "private")
-      .executeTakeFirst();
+    const named = await findReadablePost(ctx.db, input.slug);
     if (!named) throw notFound("post", input.slug);
     // In a language view a translated root answers with its version in that language.
     const version = input.lang === undefined ? undefined : await readableVersionIn(ctx.db, named, input.lang);

@@ -36,3 +36,21 @@ export async function findPost(db: Kysely<Database>, id: string): Promise<PostRo
 
 /** Compiled once (db/compiled.ts): the most frequent read of a post, on reads and writes alike. */
 const postById = compiled<{ id: string }>()((db, p) => selectPosts(db).where("p.id", "=", p.value("id")));
+
+/**
+ * The post a reader names by slug, with its root values, when readers may see it: published, in a
+ * Thread whose root is published and not private (latest-hidden is readable); else undefined.
+ * @see spec § States (visibility read rules)
+ */
+export async function findReadablePost(db: Kysely<Database>, slug: string): Promise<PostRow | undefined> {
+  return readablePostBySlug.executeTakeFirst(db, { slug });
+}
+
+/** Compiled once: every public read of a post or a Thread by slug, and every resolved post address, starts with it. */
+const readablePostBySlug = compiled<{ slug: string }>()((db, p) =>
+  selectPosts(db)
+    .where("p.slug", "=", p.value("slug"))
+    .where("p.status", "=", "published")
+    .where("r.status", "=", "published")
+    .where("r.visibility", "<>", "private"),
+);

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.js";
 import { notFound } from "../errors.js";
-import { findPost, type PostRow, selectPosts } from "../posts/post-query.js";
+import { findPost, findReadablePost, type PostRow } from "../posts/post-query.js";
 import { readableVersionIn } from "../posts/translation-group.js";
 import { findRoot } from "./thread-rows.js";
 
@@ -19,12 +19,7 @@ export async function findOwnerThread(db: Kysely<Database>, postId: string): Pro
  * @see spec § States (visibility read rules)
  */
 export async function findPublicThread(db: Kysely<Database>, slug: string): Promise<PostRow> {
-  const named = await selectPosts(db)
-    .where("p.slug", "=", slug)
-    .where("p.status", "=", "published")
-    .where("r.status", "=", "published")
-    .where("r.visibility", "<>", "private")
-    .executeTakeFirst();
+  const named = await findReadablePost(db, slug);
   const root = named && (named.id === named.thread_id ? named : await findRoot(db, named.thread_id));
   if (!root) throw notFound("post", slug);
   return root;

@@ -1,7 +1,10 @@
+import type { Kysely } from "kysely";
 import { loadAttachments } from "../attachments/load-attachments.js";
 import { publicCollectionRefsOf } from "../collections/public-refs.js";
+import { compiled, type Params } from "../db/compiled.js";
+import type { Database } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
-import { readByKeys } from "../pagination/keyset.js";
+import { inKeyOrder } from "../pagination/keyset.js";
 import type { PostRow } from "../posts/post-query.js";
 import {
   type PostView,
@@ -36,17 +39,20 @@ export async function readThreadPosts<Kind extends PostViewKind>(
   const position = options.cursor ? decodeThreadPostsCursor(options.cursor) : undefined;
   const withRoot = position === undefined && root.status === options.status;
   const wanted = options.limit - (withRoot ? 1 : 0);
-  const replies = ctx.db
-    .selectFrom("posts as p")
-    .selectAll("p")
-    .where("p.thread_id", "=", root.id)
-    .where("p.reply_to_id", "is not", null)
-    .where("p.status", "=", options.status);
-  const after = position?.after === "reply" ? position.keys : undefined;
-  const found = await readByKeys(replies, repliesOrder, { after, limit: wanted });
-  const rows = [...(withRoot ? [root] : []), ...found.rows.map((row) => asReplyRow(row, root))];
+  const params = { threadId: root.id, status: options.status, take: wanted + 1 };
+  const read =
+    position?.after === "reply"
+      ? await repliesAfter.execute(ctx.db, {
+          ...params,
+          createdAt: position.keys[0] as number,
+          id: position.keys[1] as string,
+        })
+      : await firstReplies.execute(ctx.db, params);
+  const more = read.length > wanted;
+  const replies = more ? read.slice(0, wanted) : read;
+  const rows = [...(withRoot ? [root] : []), ...replies.map((row) => asReplyRow(row, root))];
   const last = rows.at(-1);
-  const nextCursor = found.more && last ? threadPostsCursor(last) : null;
+  const nextCursor = more && last ? threadPostsCursor(last) : null;
   if (kind === "reading") await withReadableParents(ctx.db, rows);
   const attachments = await loadAttachments(
     ctx.db,
@@ -62,3 +68,26 @@ export async function readThreadPosts<Kind extends PostViewKind>(
   });
   return { posts: posts as (Kind extends "editing" ? PostView : PublicPostView)[], nextCursor };
 }
+
+/** The parameters of a page of replies: the Thread, the status, how many rows to read (one past the page). */
+type RepliesParams = { threadId: string; status: string; take: number };
+
+/** A Thread's replies of one status, for {@link inKeyOrder} in {@link repliesOrder}. */
+function repliesOf(db: Kysely<Database>, p: Params<RepliesParams>) {
+  return db
+    .selectFrom("posts as p")
+    .selectAll("p")
+    .where("p.thread_id", "=", p.value("threadId"))
+    .where("p.reply_to_id", "is not", null)
+    .where("p.status", "=", p.value("status"));
+}
+
+// Compiled once (db/compiled.ts): the first page, and a page after a reply's keys. Every read of a
+// Thread's posts (a public Thread page, its posts list, the owner's view) runs one of them.
+const firstReplies = compiled<RepliesParams>()((db, p) =>
+  inKeyOrder(repliesOf(db, p), repliesOrder).limit(p.value("take")),
+);
+
+const repliesAfter = compiled<RepliesParams & { createdAt: number; id: string }>()((db, p) =>
+  inKeyOrder(repliesOf(db, p), repliesOrder, [p.value("createdAt"), p.value("id")]).limit(p.value("take")),
+);
