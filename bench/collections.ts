@@ -28,13 +28,13 @@ import { createEngine } from "../packages/core/src/engine.js";
 import { mediaKindBits } from "../packages/core/src/files/media-kinds.js";
 import { encodeCursor } from "../packages/core/src/shared/cursor.js";
 import type { Selection } from "../packages/core/src/smart-collections/smart-collection-schemas.js";
-import type { Storage } from "../packages/core/src/storage.js";
 import { zonedYearBounds } from "../packages/core/src/threads/zoned-year.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
 import { parseSize, postgresUrl } from "./bench-args.js";
 import { openRawPg, openRawSqlite } from "./drivers.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
+import { readOnlyStorage } from "./read-only-storage.js";
 import { benchReport } from "./report.js";
 import { mediaColumns } from "./site-data.js";
 import { openSqliteSite } from "./sqlite-site.js";
@@ -54,15 +54,6 @@ const warmup = Math.ceil(iterations / 10);
 const coldIterations = Number(args.cold ?? 20);
 const report = benchReport("bench:collections");
 const { log } = report;
-
-/** Media URLs need a store; nothing is read from it. */
-const urlOnlyStorage = {
-  url: (key: string) => `/media/${key}`,
-  put: () => Promise.reject(new Error("read-only benchmark")),
-  get: () => Promise.resolve(null),
-  head: () => Promise.resolve(null),
-  delete: () => Promise.resolve(),
-} satisfies Storage;
 
 /** Hand-written SQL against the benchmark's own connection (`?` placeholders, both databases). */
 interface RawSql {
@@ -688,7 +679,7 @@ if (args.sqlite !== "off") {
   copyFileSync(source, file);
   const sqliteEngine = createEngine({
     db: (await openDatabase({ url: file })).withPlugin(queryCounter),
-    storage: urlOnlyStorage,
+    storage: readOnlyStorage,
   });
   await sqliteEngine.migrate();
   const raw = rawSqlite(file);
@@ -705,7 +696,7 @@ if (args.pg === "on") {
       db: (await openDatabase({ url: server.url, schema: pgSite.schema, poolSize: 2 })).withPlugin(
         queryCounter,
       ),
-      storage: urlOnlyStorage,
+      storage: readOnlyStorage,
     });
     await pgEngine.migrate();
     // A schema reused from an earlier run already has collections: start from none.

@@ -20,8 +20,9 @@ import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { exportSiteArchive } from "../packages/core/src/export/export-archive.js";
 import { importSiteArchive } from "../packages/core/src/export/import-archive.js";
 import { isStreamedFile } from "../packages/core/src/export/streamed-file.js";
-import { chunksOf, type Storage } from "../packages/core/src/storage.js";
+import { chunksOf } from "../packages/core/src/storage.js";
 import { label, parseSize } from "./bench-args.js";
+import { readOnlyStorage } from "./read-only-storage.js";
 import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -36,15 +37,6 @@ const size = parseSize(args.size ?? "100k");
 const format = args.format ?? "both";
 const report = benchReport("bench:export");
 const { log } = report;
-
-/** A store with no files: media rows point at nothing, which both exports log and skip. */
-const emptyStorage = {
-  url: (key: string) => `/media/${key}`,
-  put: () => Promise.reject(new Error("read-only benchmark")),
-  get: () => Promise.resolve(null),
-  head: () => Promise.resolve(null),
-  delete: () => Promise.resolve(),
-} satisfies Storage;
 
 async function measure(name: string, stream: () => AsyncIterable<Uint8Array>): Promise<void> {
   (globalThis as { gc?: () => void }).gc?.();
@@ -66,7 +58,7 @@ async function measure(name: string, stream: () => AsyncIterable<Uint8Array>): P
 
 const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
 site.close();
-const engine: Engine = createEngine({ db: await openDatabase({ url: site.file }), storage: emptyStorage });
+const engine: Engine = createEngine({ db: await openDatabase({ url: site.file }), storage: readOnlyStorage });
 const posts = await engine.context.db
   .selectFrom("posts")
   .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -91,7 +83,7 @@ if (args.import) {
     await pipeline(Readable.from(exportSiteArchive(engine)), createWriteStream(file));
     const target = createEngine({
       db: await openDatabase({ url: join(dir, "quire.db") }),
-      storage: emptyStorage,
+      storage: readOnlyStorage,
     });
     await target.migrate();
     (globalThis as { gc?: () => void }).gc?.();

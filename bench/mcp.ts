@@ -10,7 +10,6 @@
 import { ownerCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine } from "../packages/core/src/engine.js";
-import type { Storage } from "../packages/core/src/storage.js";
 import { apiLinks, createHandler } from "../packages/http-adapter/src/index.js";
 // The SDK is a dependency of the MCP adapter, not of the workspace root.
 import { Client } from "../packages/mcp-adapter/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
@@ -18,6 +17,7 @@ import { StreamableHTTPClientTransport } from "../packages/mcp-adapter/node_modu
 import { createMcpHandler } from "../packages/mcp-adapter/src/index.js";
 import { label, parseSize } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
+import { readOnlyStorage } from "./read-only-storage.js";
 import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -34,20 +34,11 @@ const warmup = Math.ceil(iterations / 10);
 const report = benchReport("bench:mcp");
 const { log } = report;
 
-/** Media URLs need a store; nothing is read from it. */
-const urlOnlyStorage = {
-  url: (key: string) => `/media/${key}`,
-  put: () => Promise.reject(new Error("read-only benchmark")),
-  get: () => Promise.resolve(null),
-  head: () => Promise.resolve(null),
-  delete: () => Promise.resolve(),
-} satisfies Storage;
-
 const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
 // In-process answers name the handler's addresses too (contentUrl), so all four read the same page.
 const engine = createEngine({
   db: await openDatabase({ url: site.file }),
-  storage: urlOnlyStorage,
+  storage: readOnlyStorage,
   links: apiLinks(""),
 });
 const handler = createHandler(engine, { authenticate: () => ownerCaller, mcp: createMcpHandler(engine) });

@@ -12,10 +12,10 @@
 import { publicCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
-import type { Storage } from "../packages/core/src/storage.js";
 import { benchArgs, label, parseSize, postgresUrl } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
+import { readOnlyStorage } from "./read-only-storage.js";
 import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -26,15 +26,6 @@ const pgSize = args.pg === "off" ? null : parseSize(args.pg ?? "10k");
 const iterations = Number(args.iterations ?? 2000);
 const report = benchReport("bench:public-reads");
 const { log } = report;
-
-/** Where the posts' files would be: the reads only write their URLs. */
-const urlOnlyStorage = {
-  url: (key: string) => `/media/${key}`,
-  put: () => Promise.reject(new Error("read-only benchmark")),
-  get: () => Promise.resolve(null),
-  head: () => Promise.resolve(null),
-  delete: () => Promise.resolve(),
-} satisfies Storage;
 
 /** The slugs the reads name: published roots of listed Threads, and published replies of them. */
 interface Slugs {
@@ -91,7 +82,7 @@ async function timeReads(database: string, engine: Engine): Promise<void> {
 
 const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
 try {
-  const engine = createEngine({ db: await openDatabase({ url: site.file }), storage: urlOnlyStorage });
+  const engine = createEngine({ db: await openDatabase({ url: site.file }), storage: readOnlyStorage });
   try {
     await timeReads("SQLite", engine);
   } finally {
@@ -107,7 +98,7 @@ if (pgSize !== null) {
     const pgSite = await openPgSite(server.url, pgSize, log);
     const engine = createEngine({
       db: await openDatabase({ url: server.url, schema: pgSite.schema, poolSize: 2 }),
-      storage: urlOnlyStorage,
+      storage: readOnlyStorage,
     });
     try {
       await timeReads("PostgreSQL", engine);

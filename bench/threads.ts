@@ -11,12 +11,12 @@ import { publicCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine, type Engine } from "../packages/core/src/engine.js";
 import { encodeCursor } from "../packages/core/src/shared/cursor.js";
-import type { Storage } from "../packages/core/src/storage.js";
 import { createHandler } from "../packages/http-adapter/src/index.js";
 import { type BenchOrder, cursorOrder } from "./baseline-sql.js";
 import { label, parseSize, postgresUrl } from "./bench-args.js";
 import { measureTogether, ms, type Timing } from "./measure.js";
 import { openPgSite } from "./pg-site.js";
+import { readOnlyStorage } from "./read-only-storage.js";
 import { benchReport } from "./report.js";
 import { openSqliteSite } from "./sqlite-site.js";
 
@@ -80,15 +80,6 @@ interface BenchSite {
   baseline(order: BenchOrder, cursor?: [number, string]): unknown[] | Promise<unknown[]>;
   deepPosition(order: BenchOrder): [number, string] | Promise<[number, string]>;
 }
-
-/** Media URLs need a store; nothing is read from it. */
-const urlOnlyStorage = {
-  url: (key: string) => `/media/${key}`,
-  put: () => Promise.reject(new Error("read-only benchmark")),
-  get: () => Promise.resolve(null),
-  head: () => Promise.resolve(null),
-  delete: () => Promise.resolve(),
-} satisfies Storage;
 
 async function timeSite(site: BenchSite): Promise<CaseResult[]> {
   const handler = createHandler(site.engine);
@@ -222,7 +213,7 @@ async function sqliteCase(size: number): Promise<CaseResult[]> {
   const site = await openSqliteSite(`${dataDir}threads-${label(size)}.sqlite`, size, log);
   const engine = createEngine({
     db: await openDatabase({ url: site.file, statementCacheSize }),
-    storage: urlOnlyStorage,
+    storage: readOnlyStorage,
   });
   try {
     return await timeSite({
@@ -245,7 +236,7 @@ async function pgCase(size: number): Promise<CaseResult[]> {
     const site = await openPgSite(url, size, log);
     const engine = createEngine({
       db: await openDatabase({ url, schema: site.schema, poolSize: 2, statementCacheSize }),
-      storage: urlOnlyStorage,
+      storage: readOnlyStorage,
     });
     try {
       return await timeSite({
