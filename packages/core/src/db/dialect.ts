@@ -93,7 +93,7 @@ const postgres: Dialect = {
     await journal.create();
   },
   lockRow: async (trx, row) => {
-    await trx.selectFrom(row.table).select("id").where("id", "=", row.id).forUpdate().execute();
+    await postgres.lockingRead(trx.selectFrom(row.table).select("id").where("id", "=", row.id)).execute();
   },
   lockingRead: (query) => query.forUpdate(),
   tableIndexedBy: (table, alias) => sql`${sql.table(table)} as ${sql.id(alias)}`,

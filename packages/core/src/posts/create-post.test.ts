@@ -295,21 +295,25 @@ describe("text the database cannot store", () => {
 
 describe.skipIf(testDatabaseKind() !== "postgres")("a plain root on PostgreSQL: one statement", () => {
   /**
-   * The SQL texts `write` sends to the server that write or open and close a transaction (the
-   * version reads, and the GitHub sync's look for its connection after a write, left out), and
-   * how many of all its statements the server refused with an error (the server logs each).
+   * A create of `input`, with the SQL texts it sent to the server that write or open and close a
+   * transaction (the version reads, and the GitHub sync's look for its connection after a write,
+   * left out) and how many of all its statements the server refused with an error (the server
+   * logs each).
    */
-  async function statementsOf(write: () => Promise<unknown>): Promise<string[] & { refused: number }> {
+  async function createCounting(
+    input: Parameters<Engine["posts"]["create"]>[0],
+  ): Promise<{ post: Awaited<ReturnType<Engine["posts"]["create"]>>; sent: string[] & { refused: number } }> {
     const query = vi.spyOn(pg.Client.prototype, "query");
     try {
-      await write().catch(() => {});
+      const post = await engine.posts.create(input);
       const settled = await Promise.allSettled(query.mock.results.map((result) => result.value));
       const texts = query.mock.calls
         .map(([sent]) => (typeof sent === "string" ? sent : (sent as { text: string }).text))
         .filter((text) => /^(with|insert|update|delete|begin|commit|rollback)\b/.test(text));
-      return Object.assign(texts, {
+      const sent = Object.assign(texts, {
         refused: settled.filter((result) => result.status === "rejected").length,
       });
+      return { post, sent };
     } finally {
       query.mockRestore();
     }
@@ -317,48 +321,41 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a plain root on PostgreSQL: 
 
   it("writes the address, the row and the search row in one statement, outside any transaction", async () => {
     await engine.posts.create({ format: "note", title: "Warm-up" });
-    let post: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
-    const sent = await statementsOf(async () => {
-      post = await engine.posts.create({
-        format: "note",
-        title: "All at once",
-        bodyMarkdown: "Some *quiet* words.",
-      });
+    const { post, sent } = await createCounting({
+      format: "note",
+      title: "All at once",
+      bodyMarkdown: "Some *quiet* words.",
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^with "address" as \(insert into "site_addresses"/);
     expect(sent[0]).toContain('insert into "post_search"');
-    expect(post?.slug).toBe("all-at-once");
-    expect((await engine.publicPosts.get({ slug: "all-at-once" })).id).toBe(post?.id);
+    expect(post.slug).toBe("all-at-once");
+    expect((await engine.publicPosts.get({ slug: "all-at-once" })).id).toBe(post.id);
     expect((await engine.posts.search({ q: "quiet words" })).results.map((found) => found.id)).toEqual([
-      post?.id,
+      post.id,
     ]);
-    expect((await engine.posts.get({ id: post?.id as string })).bodyHtml).toBe(
-      "<p>Some <em>quiet</em> words.</p>",
-    );
+    expect((await engine.posts.get({ id: post.id })).bodyHtml).toBe("<p>Some <em>quiet</em> words.</p>");
   });
 
   it("writes a draft in one statement too, with no search row", async () => {
-    let draft: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
-    const sent = await statementsOf(async () => {
-      draft = await engine.posts.create({
-        format: "note",
-        title: "Unseen",
-        bodyMarkdown: "hidden",
-        status: "draft",
-      });
+    const { post: draft, sent } = await createCounting({
+      format: "note",
+      title: "Unseen",
+      bodyMarkdown: "hidden",
+      status: "draft",
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]).not.toContain("post_search");
-    expect((await engine.posts.get({ id: draft?.id as string })).status).toBe("draft");
+    expect((await engine.posts.get({ id: draft.id })).status).toBe("draft");
     expect((await engine.posts.search({ q: "hidden" })).results).toEqual([]);
   });
 
   it("goes step by step when the address is taken: the next free slug, or CONFLICT for a requested one", async () => {
     const first = await engine.posts.create({ format: "note", title: "Same words", bodyMarkdown: "one" });
-    let second: Awaited<ReturnType<Engine["posts"]["create"]>> | undefined;
-    const sent = await statementsOf(async () => {
-      second = await engine.posts.create({ format: "note", title: "Same words", bodyMarkdown: "two" });
+    const { post: second, sent } = await createCounting({
+      format: "note",
+      title: "Same words",
+      bodyMarkdown: "two",
     });
     // The one statement, which writes nothing when the address is taken, then the step-by-step
     // write; no statement fails on the address's key (the server would log each as an ERROR).
@@ -366,15 +363,15 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a plain root on PostgreSQL: 
     expect(sent.refused).toBe(0);
     expect(sent).toContain("begin");
     expect(sent.at(-1)).toBe("commit");
-    expect([first.slug, second?.slug]).toEqual(["same-words", "same-words-2"]);
-    expect((await engine.publicPosts.get({ slug: "same-words-2" })).id).toBe(second?.id);
-    expect((await engine.posts.search({ q: "two" })).results.map((found) => found.id)).toEqual([second?.id]);
+    expect([first.slug, second.slug]).toEqual(["same-words", "same-words-2"]);
+    expect((await engine.publicPosts.get({ slug: "same-words-2" })).id).toBe(second.id);
+    expect((await engine.posts.search({ q: "two" })).results.map((found) => found.id)).toEqual([second.id]);
 
     expect(
       await codeOf(engine.posts.create({ format: "note", slug: "same-words", bodyMarkdown: "three" })),
     ).toBe("CONFLICT");
     expect((await engine.posts.list({})).posts.map((post) => post.id).sort()).toEqual(
-      [first.id, second?.id].sort(),
+      [first.id, second.id].sort(),
     );
     expect((await engine.posts.search({ q: "three" })).results).toEqual([]);
   });
