@@ -128,18 +128,22 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, rawInput: u
  * (`attachments[0].content`, `selection.collection`), so a nested mistake points at its place.
  */
 export function validationDetails(issues: readonly z.core.$ZodIssue[]): ValidationDetails {
-  const details: ValidationDetails = { formErrors: [], fieldErrors: {} };
+  const formErrors: string[] = [];
+  // A field is named by what the client sent: a Map, so that `constructor`, `toString` or
+  // `__proto__` are fields like any other, not properties every object already has.
+  const fieldErrors = new Map<string, string[]>();
   for (const issue of issues) {
     if (issue.path.length === 0) {
-      details.formErrors.push(issue.message);
+      formErrors.push(issue.message);
       continue;
     }
     const field = fieldPath(issue.path);
-    const messages = details.fieldErrors[field] ?? [];
+    const messages = fieldErrors.get(field) ?? [];
     messages.push(issue.message);
-    details.fieldErrors[field] = messages;
+    fieldErrors.set(field, messages);
   }
-  return details;
+  // fromEntries defines each field as an own property (`__proto__` included).
+  return { formErrors, fieldErrors: Object.fromEntries(fieldErrors) };
 }
 
 /** A path as a person writes it: `attachments[0].content`. */

@@ -44,6 +44,25 @@ describe("validation messages (every surface: in-process, HTTP, MCP)", () => {
     expect(object.fieldErrors.title).toEqual(["Expected a string, received an object"]);
   });
 
+  it("names a field called like an object's own properties (constructor, toString, __proto__) as any other", async () => {
+    // A free-form object (the settings) takes any key: each of these, with a value of the wrong
+    // type, once made the error's own bookkeeping fail (500) instead of naming the field.
+    const body = JSON.parse(
+      '{"constructor":true,"toString":{"a":1},"__proto__":{"admin":true},"SITE_NAME":"Kept"}',
+    );
+    const details = await detailsOf(engine.settings.update(body));
+    expect(details.fieldErrors).toEqual({
+      constructor: ["Expected a string, received boolean true"],
+      toString: ["Expected a string, received an object"],
+    });
+    expect(Object.keys(details.fieldErrors)).toEqual(["constructor", "toString"]);
+    expect(details.message).toBe(
+      "Invalid input: constructor: Expected a string, received boolean true; toString: Expected a string, received an object",
+    );
+    // Refused, so nothing was written.
+    expect((await engine.settings.get({})).settings.SITE_NAME).not.toBe("Kept");
+  });
+
   it("writes paths as people do", () => {
     expect(fieldPath(["attachments", 0, "content"])).toBe("attachments[0].content");
     expect(fieldPath(["selection", "collection", 2])).toBe("selection.collection[2]");

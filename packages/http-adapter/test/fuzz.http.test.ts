@@ -61,6 +61,36 @@ describe("found by fuzzing", () => {
     }
   });
 
+  it("names body fields called like Object.prototype members in a validation error (settings answered 500)", async () => {
+    // A free-form object (the settings) takes any key: with a value of the wrong type, `constructor`
+    // or `toString` made the error's bookkeeping find `Object.prototype`'s member and fail.
+    const site = await createTestSite();
+    const before = (await site.call("GET", "/api/settings")).body;
+    for (const path of ["/api/settings", "/api/settings/import"]) {
+      for (const [body, field] of [
+        ['{"constructor":true}', "constructor"],
+        ['{"toString":1e21,"SITE_LANGUAGE":"fr"}', "toString"],
+        ['{"__proto__":{"admin":true},"constructor":{"prototype":{}}}', "constructor"],
+      ] as const) {
+        const answer = await site.call("PUT", path, body);
+        expectError(answer, 400, "VALIDATION_ERROR", `${path} ${body}`);
+        expect(answer.body.details.fieldErrors, `${path} ${body}`).toEqual({
+          [field]: [expect.stringMatching(/^Expected a string, received /)],
+        });
+      }
+    }
+    expect((await site.call("GET", "/api/settings")).body).toEqual(before);
+    // With text values they are unknown keys, as any other.
+    const named = await site.call(
+      "PUT",
+      "/api/settings",
+      '{"constructor":"x","toString":"y","SITE_NAME":"Named"}',
+    );
+    expect(named.status).toBe(200);
+    expect(named.body.rejectedKeys).toEqual(["constructor", "toString"]);
+    expect(named.body.settings.SITE_NAME).toBe("Named");
+  });
+
   it("refuses media details past a 32-bit integer on both databases (PostgreSQL answered 500)", async () => {
     const site = await createFsMediaSite();
     const file = pngFile(4, 4, 600);

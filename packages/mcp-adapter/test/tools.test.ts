@@ -101,6 +101,31 @@ describe("bad input to a tool", () => {
     expect((await site.engine.posts.get({ id: post.id })).bodyHtml).toBe("<p>before</p>");
   });
 
+  it("takes arguments named like an object's own properties (constructor, __proto__) as the HTTP API takes those keys", async () => {
+    site = await createMcpSite();
+    const client = await site.client();
+    const before = await site.engine.settings.get({});
+    // Parsed from JSON, as an agent's arguments are: `__proto__` is a key like any other here.
+    const args = (text: string) => JSON.parse(text) as Record<string, unknown>;
+    await expectValidationError(
+      client,
+      "site_settings_update",
+      args('{"__proto__":{"SITE_NAME":"Polluted"},"constructor":true}'),
+      "constructor",
+    );
+    expect(await site.engine.settings.get({})).toEqual(before);
+    const result = await call(
+      client,
+      "site_settings_update",
+      args('{"__proto__":{"SITE_NAME":"Polluted"},"toString":"x","SITE_FOOTER":"Footer"}'),
+    );
+    expect(result.isError).toBeUndefined();
+    const answer = result.structuredContent as { settings: Record<string, string>; rejectedKeys: string[] };
+    expect(answer.rejectedKeys).toEqual(["toString"]);
+    expect(answer.settings.SITE_FOOTER).toBe("Footer");
+    expect(answer.settings.SITE_NAME).toBe(before.settings.SITE_NAME);
+  });
+
   it("answers NOT_FOUND and CONFLICT with the spec's codes and no details", async () => {
     site = await createMcpSite();
     const client = await site.client();

@@ -109,6 +109,8 @@ describe("servingOf", () => {
     served("a/unknown.xyz", "application/octet-stream", 'attachment; filename="unknown.xyz"');
     served("a/no-extension", "application/octet-stream", 'attachment; filename="no-extension"');
     served('a/we"ird\\name.zip', "application/zip", 'attachment; filename="we_ird_name.zip"');
+    // An extension spelled like an object's own member is unknown too (it read Object.prototype's).
+    served("a/x.constructor", "application/octet-stream", 'attachment; filename="x.constructor"');
   });
 
   it("agrees with classifyFileType: a classified upload is served with its storage type", () => {

@@ -88,7 +88,9 @@ export interface FileServing {
  */
 export function servingOf(key: string): FileServing {
   const extension = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase() ?? "";
-  const type = typeByExtension[extension] ?? "application/octet-stream";
+  const type = Object.hasOwn(typeByExtension, extension)
+    ? (typeByExtension[extension] as string)
+    : "application/octet-stream";
   const inline = inlineExtensions.has(extension);
   const name = key.slice(key.lastIndexOf("/") + 1).replace(/["\\]/g, "_");
   return {

@@ -33,20 +33,29 @@ export function parseBundlePage(text: string): BundlePage | { error: string } {
       if (!nested) return { error: `Front matter line ${index + 2} is indented under no key` };
       const value = scalar(raw);
       if (value === invalid) return { error: `Front matter line ${index + 2}: the value cannot be read` };
-      nested[key] = value;
+      setOwn(nested, key, value);
       continue;
     }
     nested = null;
     if (raw === "") {
       nested = {};
-      front[key] = nested;
+      setOwn(front, key, nested);
       continue;
     }
     const value = scalar(raw);
     if (value === invalid) return { error: `Front matter line ${index + 2}: the value cannot be read` };
-    front[key] = value;
+    setOwn(front, key, value);
   }
   return { front, body };
+}
+
+/**
+ * Sets `key` as an own property, as `JSON.parse` does: a key typed `__proto__` is a key like any
+ * other (an assignment would make its map the prototype, whose keys the page would then seem to
+ * hold).
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const invalid = Symbol("invalid");

@@ -461,6 +461,42 @@ describe("githubSync.webhook", () => {
     expect(answer.rejected).toEqual([{ path, reason: expect.stringMatching(/front matter/) }]);
   });
 
+  it("reads a front matter key typed __proto__ as a key of its own, whose fields the page does not hold", async () => {
+    const post = await engine.posts.create({
+      format: "link",
+      title: "Kept",
+      url: "https://example.com/kept",
+      bodyMarkdown: "Body",
+      slug: "proto",
+    });
+    await connect();
+    const path = "content/threads/proto/_index.md";
+    // Assigned as properties, each `__proto__` map became its object's prototype, and its fields
+    // (the title, the link, a rating) seemed to be the page's own.
+    const page = [
+      "---",
+      '__proto__: {"title": "From a prototype"}',
+      "params:",
+      `  id: ${post.id}`,
+      '  __proto__: {"url": "https://example.com/prototype", "rating": 5}',
+      "---",
+      "Body edited",
+      "",
+    ].join("\n");
+    const push = github.pushCommit(owner, repoName, "main", { [path]: page }, "Odd keys");
+    expect(await deliver("push", pushPayload(push, [path]))).toMatchObject({
+      status: "applied",
+      updated: [post.id],
+    });
+    const after = await engine.posts.get({ id: post.id, content: "markdown" });
+    expect(after).toMatchObject({
+      title: "Kept",
+      url: "https://example.com/kept",
+      bodyMarkdown: "Body edited",
+    });
+    expect(after.rating ?? null).toBeNull();
+  });
+
   it("skips a push whose head commit is Quire's own, so the sync never loops", async () => {
     const post = await engine.posts.create({ format: "note", bodyMarkdown: "Mine", slug: "mine" });
     await connect();
