@@ -3,7 +3,14 @@ import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine } from "../packages/core/src/engine.js";
 import { type BenchOrder, baselineSql, countRootsSql, deepPositionSql } from "./baseline-sql.js";
 import { openRawPg, type PgPool } from "./drivers.js";
-import { generateSite, generatorVersion, mediaColumns, postColumns } from "./site-data.js";
+import {
+  addressColumns,
+  addressRows,
+  generateSite,
+  generatorVersion,
+  mediaColumns,
+  postColumns,
+} from "./site-data.js";
 
 /** A benchmark site on PostgreSQL: its schema and a raw pool for the baseline. */
 export interface PgSite {
@@ -99,20 +106,25 @@ async function buildPgSite(
   };
   let posts: Record<string, unknown>[] = [];
   let media: Record<string, unknown>[] = [];
+  let addresses: Record<string, unknown>[] = [];
   let count = 0;
   for (const thread of generateSite(size)) {
     posts.push(...thread.posts);
     media.push(...thread.media);
+    addresses.push(...addressRows(thread));
     count += thread.posts.length;
     if (posts.length >= 5000) {
       await insert("posts", postColumns, posts);
       await insert("media", mediaColumns, media);
+      await insert("site_addresses", addressColumns, addresses);
       posts = [];
       media = [];
+      addresses = [];
     }
   }
   await insert("posts", postColumns, posts);
   await insert("media", mediaColumns, media);
+  await insert("site_addresses", addressColumns, addresses);
   await raw.query("create table bench_meta (key text primary key, value text not null)");
   await raw.query("insert into bench_meta (key, value) values ('build', $1)", [
     `v${generatorVersion}:${size}`,

@@ -4,9 +4,10 @@
  * On the sites of bench:threads (built under bench/.data/, or in schema `bench_threads_<size>` of
  * $QUIRE_BENCH_PG_URL or a throwaway server), times in process, with no response cache (it lives in
  * the HTTP adapter), what a reader's page of one post asks the engine for: `publicPosts.get` of a
- * reply, `publicThreads.get` of a root with `include=fold`, and `publicThreads.listPosts` of a
- * Thread. Each round names other posts (500 roots and 500 replies in turn), so the rounds read
- * different rows. It prints each read's p50, mean and calls per second, with the machine. See
+ * reply, `publicThreads.get` of a root with `include=fold`, `publicThreads.listPosts` of a Thread,
+ * and `addresses.resolve` of a reply's address (what a site answers for a path: the address's
+ * owner, then the post's reading view). Each round names other posts (500 roots and 500 replies in
+ * turn), so the rounds read different rows. It prints each read's p50, mean and calls per second, with the machine. See
  * bench/README.md § Public reads.
  */
 import { publicCaller } from "../packages/core/src/caller.js";
@@ -60,13 +61,20 @@ async function timeReads(database: string, engine: Engine): Promise<void> {
   const reads = {
     "publicPosts.get (a reply)": () => engine.publicPosts.get({ slug: reply() }, publicCaller),
     "publicThreads.get (fold)": () => engine.publicThreads.get({ slug: root(), fold: true }, publicCaller),
-    "publicThreads.listPosts": () => {
+    "publicThreads.listPosts": () => engine.publicThreads.listPosts({ slug: root() }, publicCaller),
+    "addresses.resolve (a reply)": () => {
       n += 1;
-      return engine.publicThreads.listPosts({ slug: root() }, publicCaller);
+      return engine.addresses.resolve({ path: `/${reply()}` }, publicCaller);
     },
   };
-  // Every read must find its post (a 404 would throw here), or the figures would time errors.
-  for (const read of Object.values(reads)) await read();
+  // Every read must find its post (a 404 would throw here, a path nobody holds resolves to
+  // not_found), or the figures would time errors.
+  for (const read of Object.values(reads)) {
+    const answer = (await read()) as { kind?: string };
+    if (answer.kind !== undefined && answer.kind !== "post") {
+      throw new Error(`addresses.resolve answered ${answer.kind}: the site has no addresses (rebuild it)`);
+    }
+  }
   const timings: Record<string, Timing> = await measureTogether(reads, {
     warmup: Math.ceil(iterations / 10),
     iterations,

@@ -4,7 +4,7 @@ import { sequentialIds } from "../packages/core/src/shared/ids.js";
 import type { StoredPost } from "../packages/core/src/threads/thread-rows.js";
 
 /** Bump when the generated rows change, so cached databases are rebuilt. */
-export const generatorVersion = 6;
+export const generatorVersion = 7;
 
 /** A post row with every column set, as the benchmark inserts it. */
 export type PostRowInput = StoredPost;
@@ -113,6 +113,17 @@ const words =
 export interface ThreadRows {
   posts: PostRowInput[];
   media: MediaRowInput[];
+}
+
+/** Column order of `site_addresses` rows. */
+export const addressColumns = ["path", "owner_type", "owner_id"] as const;
+
+/**
+ * The addresses a Thread's posts hold, as the engine claims them: each post's slug, owned by the
+ * post (`addresses.resolve` reads them; a create checks its slug against them).
+ */
+export function addressRows(thread: ThreadRows): Record<(typeof addressColumns)[number], string>[] {
+  return thread.posts.map((post) => ({ path: post.slug, owner_type: "post", owner_id: post.id }));
 }
 
 /**

@@ -5,7 +5,14 @@ import { openDatabase } from "../packages/core/src/db/open.js";
 import { createEngine } from "../packages/core/src/engine.js";
 import { type BenchOrder, baselineSql, countRootsSql, deepPositionSql } from "./baseline-sql.js";
 import { openRawSqlite, type SqliteDatabase } from "./drivers.js";
-import { generateSite, generatorVersion, mediaColumns, postColumns } from "./site-data.js";
+import {
+  addressColumns,
+  addressRows,
+  generateSite,
+  generatorVersion,
+  mediaColumns,
+  postColumns,
+} from "./site-data.js";
 
 /** A benchmark site on SQLite: its file and a raw connection for the baseline. */
 export interface SqliteSite {
@@ -92,12 +99,17 @@ async function buildSqliteSite(file: string, size: number, log: (line: string) =
   const insertMedia = raw.prepare(
     `insert into media (${mediaColumns.join(", ")}) values (${mediaColumns.map(() => "?").join(", ")})`,
   );
+  const insertAddress = raw.prepare(
+    `insert into site_addresses (${addressColumns.join(", ")}) values (${addressColumns.map(() => "?").join(", ")})`,
+  );
   let posts = 0;
   const batch: ReturnType<typeof generateSite> extends Generator<infer T> ? T[] : never = [];
   const flush = raw.transaction(() => {
     for (const thread of batch) {
       for (const post of thread.posts) insertPost.run(...postColumns.map((column) => post[column]));
       for (const media of thread.media) insertMedia.run(...mediaColumns.map((column) => media[column]));
+      for (const address of addressRows(thread))
+        insertAddress.run(...addressColumns.map((column) => address[column]));
     }
   });
   for (const thread of generateSite(size)) {

@@ -1,10 +1,9 @@
 import type { CollectionView } from "../collections/collection-view.js";
 import { toCollectionView } from "../collections/collection-view.js";
-import { compiled } from "../db/compiled.js";
 import type { EngineContext } from "../deps.js";
-import { isEngineError } from "../errors.js";
 import { defineOperation, type OperationContext } from "../operation.js";
-import { getPublicPost } from "../posts/get-public-post.js";
+import { readablePostView } from "../posts/get-public-post.js";
+import { findReadablePostById } from "../posts/post-query.js";
 import type { PublicPostView } from "../posts/post-view.js";
 import { type SmartCollection, toSmartCollection } from "../smart-collections/smart-collection-view.js";
 import { findAddressOwner } from "./address-owner.js";
@@ -75,16 +74,11 @@ interface At {
 }
 
 async function resolvePost(ctx: OperationContext, postId: string, at: At): Promise<Resolution> {
-  const row = await postAddressById.executeTakeFirst(ctx.db, { id: postId });
+  // The public reader's rule and view (posts/get-public-post.ts) decide what a visitor may see, so
+  // resolve can never say more than it: a post readers may not see is not_found.
+  const row = await findReadablePostById(ctx.db, postId);
   if (!row) return { kind: "not_found", path: at.path };
-  let post: PublicPostView;
-  try {
-    // The public reader decides what a visitor may see, so resolve can never say more than it.
-    post = await getPublicPost.run(ctx, { slug: row.slug, content: undefined });
-  } catch (err) {
-    if (isEngineError(err) && err.code === "NOT_FOUND") return { kind: "not_found", path: at.path };
-    throw err;
-  }
+  const post = await readablePostView(ctx, row, { content: undefined });
   return lives(at, row.permalink_path ?? `/${row.slug}`, (canonicalPath) => ({
     kind: "post",
     path: at.path,
@@ -161,8 +155,3 @@ function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/\/+$/, "");
   return trimmed === "" ? "" : trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
 }
-
-/** Compiled once (db/compiled.ts): every resolved post address reads it. */
-const postAddressById = compiled<{ id: string }>()((db, p) =>
-  db.selectFrom("posts").select(["slug", "permalink_path"]).where("id", "=", p.value("id")),
-);

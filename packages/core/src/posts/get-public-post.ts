@@ -1,11 +1,11 @@
 import { loadAttachments } from "../attachments/load-attachments.js";
 import { publicCollectionRefsOf } from "../collections/public-refs.js";
 import { notFound } from "../errors.js";
-import { defineOperation } from "../operation.js";
+import { defineOperation, type OperationContext } from "../operation.js";
 import { publicPostOutput } from "./post-output.js";
-import { findPost, findReadablePost } from "./post-query.js";
+import { findPost, findReadablePost, type PostRow } from "./post-query.js";
 import { publicPostInput } from "./post-schemas.js";
-import { toPublicPostView } from "./post-view.js";
+import { type PublicPostView, toPublicPostView, type ViewOptions } from "./post-view.js";
 import { withReadableParents } from "./readable-parents.js";
 import { readableVersionIn } from "./translation-group.js";
 
@@ -23,12 +23,23 @@ export const getPublicPost = defineOperation({
   run: async (ctx, input) => {
     const named = await findReadablePost(ctx.db, input.slug);
     if (!named) throw notFound("post", input.slug);
-    // In a language view a translated root answers with its version in that language.
-    const version = input.lang === undefined ? undefined : await readableVersionIn(ctx.db, named, input.lang);
-    const row = (version && (await findPost(ctx.db, version))) || named;
-    await withReadableParents(ctx.db, [row]);
-    const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
-    const collections = (await publicCollectionRefsOf(ctx, [row.thread_id])).get(row.thread_id) ?? [];
-    return toPublicPostView(ctx, row, attachments, input, collections);
+    return readablePostView(ctx, named, input);
   },
 });
+
+/**
+ * The reading view of `named`, a post readers may see (found by `findReadablePost` or by ID): in a
+ * language view a translated root answers with its version in that language.
+ */
+export async function readablePostView(
+  ctx: OperationContext,
+  named: PostRow,
+  input: ViewOptions & { lang?: string | undefined },
+): Promise<PublicPostView> {
+  const version = input.lang === undefined ? undefined : await readableVersionIn(ctx.db, named, input.lang);
+  const row = (version && (await findPost(ctx.db, version))) || named;
+  await withReadableParents(ctx.db, [row]);
+  const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
+  const collections = (await publicCollectionRefsOf(ctx, [row.thread_id])).get(row.thread_id) ?? [];
+  return toPublicPostView(ctx, row, attachments, input, collections);
+}

@@ -46,11 +46,25 @@ export async function findReadablePost(db: Kysely<Database>, slug: string): Prom
   return readablePostBySlug.executeTakeFirst(db, { slug });
 }
 
-/** Compiled once: every public read of a post or a Thread by slug, and every resolved post address, starts with it. */
+/** {@link findReadablePost} by the post's ID: a resolved address names its owner by ID. */
+export async function findReadablePostById(db: Kysely<Database>, id: string): Promise<PostRow | undefined> {
+  return readablePostById.executeTakeFirst(db, { id });
+}
+
+/** Compiled once: every public read of a post or a Thread by slug starts with it. */
 const readablePostBySlug = compiled<{ slug: string }>()((db, p) =>
-  selectPosts(db)
-    .where("p.slug", "=", p.value("slug"))
+  readable(selectPosts(db).where("p.slug", "=", p.value("slug"))),
+);
+
+/** Compiled once: every resolved post address starts with it. */
+const readablePostById = compiled<{ id: string }>()((db, p) =>
+  readable(selectPosts(db).where("p.id", "=", p.value("id"))),
+);
+
+/** What a reader may see, as conditions on the post `p` and its root `r`: the visibility read rules. */
+function readable(query: ReturnType<typeof selectPosts>) {
+  return query
     .where("p.status", "=", "published")
     .where("r.status", "=", "published")
-    .where("r.visibility", "<>", "private"),
-);
+    .where("r.visibility", "<>", "private");
+}
