@@ -38,8 +38,18 @@ export async function readablePostView(
 ): Promise<PublicPostView> {
   const version = input.lang === undefined ? undefined : await readableVersionIn(ctx.db, named, input.lang);
   const row = (version && (await findPost(ctx.db, version))) || named;
-  await withReadableParents(ctx.db, [row]);
-  const attachments = (await loadAttachments(ctx.db, [row.id])).get(row.id) ?? [];
-  const collections = (await publicCollectionRefsOf(ctx, [row.thread_id])).get(row.thread_id) ?? [];
-  return toPublicPostView(ctx, row, attachments, input, collections);
+  // Three reads that need only the row, sent together: on PostgreSQL each is a round trip, and the
+  // pool runs them side by side (SQLite runs them one after another on its one connection).
+  const [, attachments, collections] = await Promise.all([
+    withReadableParents(ctx.db, [row]),
+    loadAttachments(ctx.db, [row.id]),
+    publicCollectionRefsOf(ctx, [row.thread_id]),
+  ]);
+  return toPublicPostView(
+    ctx,
+    row,
+    attachments.get(row.id) ?? [],
+    input,
+    collections.get(row.thread_id) ?? [],
+  );
 }

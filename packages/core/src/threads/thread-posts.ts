@@ -40,26 +40,33 @@ export async function readThreadPosts<Kind extends PostViewKind>(
   const withRoot = position === undefined && root.status === options.status;
   const wanted = options.limit - (withRoot ? 1 : 0);
   const params = { threadId: root.id, status: options.status, take: wanted + 1 };
-  const read =
+  const replyRows =
     position?.after === "reply"
-      ? await repliesAfter.execute(ctx.db, {
+      ? repliesAfter.execute(ctx.db, {
           ...params,
           createdAt: position.keys[0] as number,
           id: position.keys[1] as string,
         })
-      : await firstReplies.execute(ctx.db, params);
+      : firstReplies.execute(ctx.db, params);
+  // The Thread's collections need only the root: read beside the replies (on PostgreSQL each read
+  // is a round trip, and the pool runs them side by side).
+  const [read, refs] = await Promise.all([
+    replyRows,
+    kind === "reading" ? publicCollectionRefsOf(ctx, [root.id]) : undefined,
+  ]);
+  const collections = refs?.get(root.id);
   const more = read.length > wanted;
   const replies = more ? read.slice(0, wanted) : read;
   const rows = [...(withRoot ? [root] : []), ...replies.map((row) => asReplyRow(row, root))];
   const last = rows.at(-1);
   const nextCursor = more && last ? threadPostsCursor(last) : null;
-  if (kind === "reading") await withReadableParents(ctx.db, rows);
-  const attachments = await loadAttachments(
-    ctx.db,
-    rows.map((row) => row.id),
-  );
-  const collections =
-    kind === "reading" ? (await publicCollectionRefsOf(ctx, [root.id])).get(root.id) : undefined;
+  const [attachments] = await Promise.all([
+    loadAttachments(
+      ctx.db,
+      rows.map((row) => row.id),
+    ),
+    kind === "reading" ? withReadableParents(ctx.db, rows) : undefined,
+  ]);
   const posts = rows.map((row) => {
     const media = attachments.get(row.id) ?? [];
     return kind === "editing"

@@ -64,30 +64,35 @@ export async function toThreadViews<Kind extends PostViewKind>(
   kind: Kind,
   options: ThreadReadOptions,
 ): Promise<ThreadView<Kind extends "editing" ? PostView : PublicPostView>[]> {
-  const folds = options.fold ? await loadFolds(ctx.db, roots, columnsFor(kind, options.content)) : undefined;
-  const shown = roots.flatMap((root) => {
-    const fold = folds?.get(root.id);
-    return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
-  });
-  // A fold row known not to answer a draft reply keeps its parent; only the others may need another.
-  if (kind === "reading") {
-    await withReadableParents(
-      ctx.db,
-      shown.filter((row) => (row as KnownFlags).parent_draft !== 0),
-    );
-  }
-  const attachments = await loadAttachments(
-    ctx.db,
-    shown.map((row) => row.id),
-  );
-  const collections =
+  // Reads that need the same rows go together: on PostgreSQL each is a round trip, and the pool
+  // runs them side by side (SQLite runs them one after another on its one connection).
+  const [folds, collections] = await Promise.all([
+    options.fold ? loadFolds(ctx.db, roots, columnsFor(kind, options.content)) : undefined,
     kind === "reading"
-      ? await publicCollectionRefsOf(
+      ? publicCollectionRefsOf(
           ctx,
           // A listed root says whether its Thread is in any collection; none: no query at all.
           roots.filter((root) => (root as KnownFlags).in_collections !== 0).map((root) => root.id),
         )
-      : undefined;
+      : undefined,
+  ]);
+  const shown = roots.flatMap((root) => {
+    const fold = folds?.get(root.id);
+    return fold ? [root, ...fold.leading, ...fold.trailing] : [root];
+  });
+  const [attachments] = await Promise.all([
+    loadAttachments(
+      ctx.db,
+      shown.map((row) => row.id),
+    ),
+    // A fold row known not to answer a draft reply keeps its parent; only the others may need another.
+    kind === "reading"
+      ? withReadableParents(
+          ctx.db,
+          shown.filter((row) => (row as KnownFlags).parent_draft !== 0),
+        )
+      : undefined,
+  ]);
   const view = (row: PostRow) => {
     const media = attachments.get(row.id) ?? [];
     return kind === "editing"
