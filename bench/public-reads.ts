@@ -7,8 +7,8 @@
  * reply, `publicThreads.get` of a root with `include=fold`, `publicThreads.listPosts` of a Thread,
  * and `addresses.resolve` of a reply's address (what a site answers for a path: the address's
  * owner, then the post's reading view). Each round names other posts (500 roots and 500 replies in
- * turn), so the rounds read different rows. It prints each read's p50, mean and calls per second, with the machine. See
- * bench/README.md § Public reads.
+ * turn), so the rounds read different rows. It prints each read's p50, mean and calls per second,
+ * with the machine. See bench/README.md § Public reads.
  */
 import { publicCaller } from "../packages/core/src/caller.js";
 import { openDatabase } from "../packages/core/src/db/open.js";
