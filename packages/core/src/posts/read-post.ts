@@ -22,13 +22,20 @@ export async function readPost(
     withoutAttachments?: boolean;
   },
 ): Promise<PostView> {
-  const row = await findPost(ctx.db, id);
+  // Reads that need only what is known are sent together: on PostgreSQL each is a round trip, and
+  // the pool runs them side by side (SQLite runs them one after another on its one connection).
+  const [row, attachments] = await Promise.all([
+    findPost(ctx.db, id),
+    options.withoutAttachments ? undefined : loadAttachments(ctx.db, [id]),
+  ]);
   if (!row) throw notFound("post", id);
-  const attachments = options.withoutAttachments ? [] : ((await loadAttachments(ctx.db, [id])).get(id) ?? []);
-  const view = toPostView(ctx, row, attachments, options);
+  const view = toPostView(ctx, row, attachments?.get(id) ?? [], options);
   if (!options.withPosition) return view;
-  const collectionIds = (await collectionIdsOf(ctx.db, [row.thread_id])).get(row.thread_id) ?? [];
-  return { ...view, collectionIds, threadPosition: await threadPosition(ctx, row) };
+  const [collections, position] = await Promise.all([
+    collectionIdsOf(ctx.db, [row.thread_id]),
+    threadPosition(ctx, row),
+  ]);
+  return { ...view, collectionIds: collections.get(row.thread_id) ?? [], threadPosition: position };
 }
 
 /** 1 for the root; a reply's place after the root in Thread order (createdAt, then ID). */
