@@ -91,6 +91,23 @@ describe("found by fuzzing", () => {
     expect(named.body.settings.SITE_NAME).toBe("Named");
   });
 
+  it("resolves a path that decodes to a NUL as nobody's, on both databases (PostgreSQL answered 500)", async () => {
+    // `path=%2500` is the path `%00`, which resolve decodes to a NUL: the raw input passes the NUL
+    // check, and PostgreSQL refused to compare text holding one.
+    const s = await createTestSite();
+    const post = await s.engine.posts.create({ format: "note", title: "Hello" });
+    for (const path of ["%2500", "%2Fhello%2500", `%2F${post.slug}%2500`]) {
+      const answer = await s.call("GET", `/api/public/resolve?path=${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(answer.body, path).toMatchObject({ kind: "not_found" });
+    }
+    const translation = await s.call("GET", `/api/posts/${post.id}/translations/resolve?url=%2500`);
+    expect(translation.status, JSON.stringify(translation.body)).toBe(200);
+    expect((await s.call("GET", `/api/public/resolve?path=%2F${post.slug}`)).body).toMatchObject({
+      kind: "post",
+    });
+  });
+
   it("refuses media details past a 32-bit integer on both databases (PostgreSQL answered 500)", async () => {
     const site = await createFsMediaSite();
     const file = pngFile(4, 4, 600);

@@ -17,6 +17,9 @@ export async function findAddressOwner(
   db: Kysely<Database>,
   address: string,
 ): Promise<AddressOwner | undefined> {
+  // No address holds a NUL (every write refuses text with one, operation.ts), and PostgreSQL cannot
+  // compare text holding one: a path that decodes to one (`%00`) is held by nobody.
+  if (address.includes("\u0000")) return undefined;
   const owner = await ownerOfAddress.executeTakeFirst(db, { address });
   if (!owner) return undefined;
   if (
