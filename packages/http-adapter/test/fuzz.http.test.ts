@@ -103,6 +103,7 @@ describe("found by fuzzing", () => {
     }
     const translation = await s.call("GET", `/api/posts/${post.id}/translations/resolve?url=%2500`);
     expect(translation.status, JSON.stringify(translation.body)).toBe(200);
+    expect(translation.body.resolution).toMatchObject({ kind: "not_found", candidate: null });
     expect((await s.call("GET", `/api/public/resolve?path=%2F${post.slug}`)).body).toMatchObject({
       kind: "post",
     });
