@@ -88,8 +88,12 @@ function inputOf(
       fieldErrors,
     });
   }
-  const input: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(args)) input[tool.spec.rename?.[name] ?? name] = value;
+  // Built from entries, so that every name stays an own key (`__proto__` too, as in a JSON body),
+  // and renamed only by the tool's own names.
+  const rename = new Map(Object.entries(tool.spec.rename ?? {}));
+  const input = Object.fromEntries(
+    Object.entries(args).map(([name, value]) => [rename.get(name) ?? name, value]),
+  );
   for (const argument of tool.spec.base64 ?? []) {
     checkBase64Size(argument, args[argument], engine.context.config.uploadMaxBytes);
   }

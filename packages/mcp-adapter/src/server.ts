@@ -76,13 +76,26 @@ export function createMcpServer(engine: Engine, caller: Caller, options: McpServ
         const { params } = checked(CallToolRequestSchema, request);
         const tool = byName.get(params.name);
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-        return callTool(engine, tool, params.arguments ?? {}, caller, options);
+        return callTool(engine, tool, argumentsOf(request) ?? params.arguments ?? {}, caller, options);
       }
       default:
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
   };
   return server;
+}
+
+/**
+ * The call's arguments as the message carried them. The SDK's checked copy is rebuilt by
+ * assignment, which makes an argument named `__proto__` the copy's prototype instead of one of its
+ * keys (so a tool that takes named arguments would not see it to refuse it). The message comes from
+ * `JSON.parse`, where every key is an own property. Undefined when there are none.
+ */
+function argumentsOf(request: Request): Record<string, unknown> | undefined {
+  const args = (request.params as { arguments?: unknown } | undefined)?.arguments;
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
 }
 
 type Parser<T> = {

@@ -124,6 +124,16 @@ describe("bad input to a tool", () => {
     expect(answer.rejectedKeys).toEqual(["toString"]);
     expect(answer.settings.SITE_FOOTER).toBe("Footer");
     expect(answer.settings.SITE_NAME).toBe(before.settings.SITE_NAME);
+
+    // A tool that takes named arguments refuses `__proto__` as any argument it does not take (the
+    // SDK's parse of the call would have turned it into the arguments' prototype, unseen).
+    await expectValidationError(
+      client,
+      "site_posts_create",
+      args('{"format":"note","title":"Kept out","__proto__":{"status":"draft"}}'),
+      "__proto__",
+    );
+    expect((await site.engine.posts.list({})).posts).toEqual([]);
   });
 
   it("answers NOT_FOUND and CONFLICT with the spec's codes and no details", async () => {

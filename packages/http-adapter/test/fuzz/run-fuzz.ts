@@ -331,7 +331,7 @@ function decodeSafe(text: string): string {
 }
 
 /** Rows and files that differ, leaving out what a request may change. */
-function changesBetween(
+export function changesBetween(
   before: Snapshot,
   after: Snapshot,
   allowed: { rows: (table: string, text: string) => boolean; files: (entry: string) => boolean },

@@ -1,0 +1,273 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { createHandler } from "@quire/http-adapter";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { statusOf } from "../../http-adapter/src/index.js";
+import { cursorOf, fieldHints, idOf } from "../../http-adapter/test/fuzz/field-hints.js";
+import { type FuzzSite, openFuzzSite, ownerToken, pngBytes } from "../../http-adapter/test/fuzz/fuzz-site.js";
+import { oddString } from "../../http-adapter/test/fuzz/odd-values.js";
+import { changesBetween, errorShapeProblem } from "../../http-adapter/test/fuzz/run-fuzz.js";
+import {
+  type FieldHint,
+  type JsonSchema,
+  mutated,
+  objectsOf,
+} from "../../http-adapter/test/fuzz/schema-values.js";
+import { createMcpHandler } from "../src/index.js";
+
+/**
+ * Bad-input fuzzing of every MCP tool through the official SDK client (docs/fuzzing.md § The MCP
+ * tools): arguments generated from each tool's `inputSchema`, valid or mutated, with the site's
+ * real IDs and cursors. Each call must answer a result, never a protocol error: a success whose
+ * text is its structured content, or `isError` with the spec's `{ error, code, details? }` (never
+ * an internal error), and a refused call or a read changes nothing stored. The HTTP routes have
+ * their own, longer fuzzing (packages/http-adapter/test/fuzz.http.test.ts).
+ */
+const calls = Number(process.env.QUIRE_MCP_FUZZ_CALLS ?? 600);
+const seed = Number(process.env.QUIRE_MCP_FUZZ_SEED ?? 20_241_128);
+
+interface Problem {
+  kind: string;
+  detail: string;
+  call: string;
+}
+
+describe("fuzzing every MCP tool", () => {
+  it(`answers ${calls} generated tool calls with a result in the spec's shape and leaves the store as it was when refused`, async () => {
+    const site = await openFuzzSite();
+    const problems: Problem[] = [];
+    const byTool = new Map<string, { ok: number; refused: number }>();
+    let toolNames: string[] = [];
+    try {
+      const client = await connect(site);
+      const { tools } = await client.listTools();
+      toolNames = tools.map((tool) => tool.name);
+      const pools = await site.pools([]);
+      const collectionIds: string[] = [];
+      const cursors: string[] = [];
+      const hints = toolHints(pools, collectionIds, cursors);
+      const callArbitrary = fc.oneof(...tools.map((tool) => callOf(tool, hints, plainCalls(pools))));
+      for (let round = 0, made = 0; made < calls && problems.length < 10; round++) {
+        await site.replenish();
+        Object.assign(pools, await site.pools([...cursors]));
+        collectionIds.splice(0, collectionIds.length, ...(await collectionsOf(site)));
+        const planned = fc.sample(callArbitrary, { numRuns: Math.min(25, calls - made), seed: seed + round });
+        let before = await site.snapshot();
+        for (const call of planned) {
+          made++;
+          const label = `${call.tool.name} ${JSON.stringify(call.arguments).slice(0, 300)}`;
+          const found = (kind: string, detail: string) => problems.push({ kind, detail, call: label });
+          let result: Awaited<ReturnType<Client["callTool"]>>;
+          try {
+            result = await client.callTool({ name: call.tool.name, arguments: call.arguments });
+          } catch (err) {
+            found("threw", String(err));
+            before = await site.snapshot();
+            continue;
+          }
+          const unknown = unknownArguments(call.tool, call.arguments);
+          if (unknown.length > 0 && structuredOf(result)?.code !== "VALIDATION_ERROR") {
+            found(
+              "unknown argument",
+              `${unknown.join(", ")} answered ${JSON.stringify(result.structuredContent).slice(0, 200)}`,
+            );
+          }
+          const figures = byTool.get(call.tool.name) ?? { ok: 0, refused: 0 };
+          byTool.set(call.tool.name, figures);
+          const structured = result.structuredContent as Record<string, unknown> | undefined;
+          const text = (result.content as { type: string; text?: string }[] | undefined)?.[0]?.text;
+          if (result.isError) {
+            figures.refused++;
+            if (process.env.QUIRE_MCP_FUZZ_REPORT?.includes(call.tool.name)) console.log(label, "→", text);
+            const code = structured?.code as keyof typeof statusOf | undefined;
+            const status = code === undefined ? undefined : statusOf[code];
+            const shape = errorShapeProblem(status ?? 0, structured);
+            if (shape) found("error shape", `${shape}: ${JSON.stringify(structured)}`);
+            else if ((status ?? 500) >= 500) found("internal error", JSON.stringify(structured));
+            else if (text !== structured?.error)
+              found("error text", `content[0].text ${JSON.stringify(text)}`);
+          } else {
+            figures.ok++;
+            if (text !== JSON.stringify(structured))
+              found("result text", "content[0].text is not the structured content");
+            learnCursor(structured, cursors);
+          }
+          const after = await site.snapshot();
+          if (result.isError || call.tool.annotations?.readOnlyHint) {
+            const changes = changesBetween(before, after, { rows: () => false, files: () => false });
+            if (changes.length > 0) found("changed store", changes.slice(0, 6).join("\n"));
+          }
+          before = after;
+        }
+      }
+    } finally {
+      await site.close();
+    }
+    expect(problems.map((problem) => `${problem.kind}: ${problem.detail}\n  ${problem.call}`)).toEqual([]);
+    // Every tool was called, and most of them got past validation at least once.
+    expect([...byTool.keys()].sort()).toEqual(toolNames.sort());
+    const succeeded = [...byTool].filter(([, figures]) => figures.ok > 0).map(([name]) => name);
+    if (process.env.QUIRE_MCP_FUZZ_REPORT) console.log(JSON.stringify(Object.fromEntries(byTool)));
+    expect(succeeded.length).toBeGreaterThanOrEqual(toolNames.length - 4);
+  }, 300_000);
+});
+
+async function connect(site: FuzzSite): Promise<Client> {
+  const handler = createHandler(site.engine, {
+    devApiToken: ownerToken,
+    clientAddress: () => "127.0.0.1",
+    mcp: createMcpHandler(site.engine),
+  });
+  const client = new Client({ name: "quire-fuzz", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
+      fetch: (url, init) => handler(new Request(url, init)),
+      requestInit: { headers: { authorization: `Bearer ${ownerToken}` } },
+    }),
+  );
+  return client;
+}
+
+/**
+ * A call of one tool: arguments from its schema, most of them valid field by field, a third mutated;
+ * for the tools whose fields have rules between them, also plain valid calls.
+ */
+function callOf(
+  tool: Tool,
+  hints: (tool: Tool) => FieldHint,
+  plain: Record<string, fc.Arbitrary<Record<string, unknown>>>,
+) {
+  const valid = objectsOf(tool.inputSchema as JsonSchema, hints(tool));
+  const simple = plain[tool.name];
+  return fc
+    .oneof(
+      { weight: 2, arbitrary: valid },
+      { weight: 1, arbitrary: valid.chain(mutated) },
+      ...(simple ? [{ weight: 2, arbitrary: simple }] : []),
+    )
+    .map((args) => ({ tool, arguments: args }));
+}
+
+/** Valid calls of the tools whose generated fields nearly always break a rule between fields. */
+function plainCalls(
+  pools: Parameters<typeof fieldHints>[0],
+): Record<string, fc.Arbitrary<Record<string, unknown>>> {
+  const text = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 40 }),
+    fc.constantFrom("Hello", "日本語", "a\u0301"),
+  );
+  const markdown = fc.constantFrom(
+    "Hello *world*",
+    "# Title\n\nbody",
+    "- a\n- b",
+    "[x](https://example.com)",
+  );
+  return {
+    site_posts_create: fc.oneof(
+      fc.record(
+        { format: fc.constant("note"), title: text, bodyMarkdown: markdown },
+        { requiredKeys: ["format"] },
+      ),
+      fc.record({ format: fc.constant("note"), bodyMarkdown: markdown, replyToId: idOf("pst", pools) }),
+      fc.record({ format: fc.constant("link"), url: fc.webUrl(), title: text }),
+    ),
+    site_posts_update: fc.record(
+      {
+        id: idOf("pst", pools),
+        title: text,
+        bodyMarkdown: markdown,
+        status: fc.constantFrom("draft", "published"),
+      },
+      { requiredKeys: ["id"] },
+    ),
+    site_settings_update: fc.oneof(
+      fc.record({ SITE_NAME: text }),
+      fc.record({ PAGE_SIZE: fc.integer({ min: 1, max: 100 }).map(String) }),
+      fc.record({ TIME_ZONE: fc.constantFrom("UTC", "Europe/Paris", "Asia/Tokyo") }),
+    ),
+  };
+}
+
+/**
+ * The HTTP fuzzer's field hints, and the arguments a tool has that an HTTP route takes in its path
+ * or body bytes: `id` (of the tool's kind), `threadId`, `cursor` (the cursors tools gave out),
+ * base64 file bytes.
+ */
+function toolHints(
+  pools: Parameters<typeof fieldHints>[0],
+  collectionIds: string[],
+  cursors: string[],
+): (tool: Tool) => FieldHint {
+  const shared = fieldHints(pools);
+  const collection = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.nat().map((n) => collectionIds[n % Math.max(1, collectionIds.length)] ?? "col_x"),
+    },
+    { weight: 1, arbitrary: idOf("col", pools) },
+  );
+  const base64 = fc.oneof(
+    { weight: 3, arbitrary: fc.constant(Buffer.from(pngBytes(3, 2)).toString("base64")) },
+    fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+    fc.constantFrom("", "=", "!!!!", "aGVsbG8", "aGVsbG8=\n", "data:image/png;base64,AAAA"),
+    oddString(),
+  );
+  return (tool) => (field, schema) => {
+    if (field === "id") {
+      if (tool.name.includes("_media_") || tool.name.includes("_attachments_")) return idOf("med", pools);
+      if (tool.name.includes("_collections_")) return collection;
+      return idOf("pst", pools);
+    }
+    if (field === "threadId") return idOf("pst", pools);
+    if (field === "collectionId") return collection;
+    if (field === "cursor") {
+      return fc.oneof(
+        cursorOf({ ...pools, cursors }),
+        fc.nat().map((n) => cursors[n % Math.max(1, cursors.length)] ?? "x"),
+      );
+    }
+    if (field === "contentBase64" || field === "poster") return base64;
+    return shared(field, schema);
+  };
+}
+
+/** Arguments a tool with a closed schema does not take (every call naming one must be refused). */
+function unknownArguments(tool: Tool, args: Record<string, unknown>): string[] {
+  const schema = tool.inputSchema as JsonSchema;
+  if (schema.additionalProperties !== false) return [];
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return Object.keys(args).filter((name) => !Object.hasOwn(properties, name));
+}
+
+function structuredOf(result: Record<string, unknown>): Record<string, unknown> | undefined {
+  const structured = result.structuredContent;
+  return typeof structured === "object" && structured !== null
+    ? (structured as Record<string, unknown>)
+    : undefined;
+}
+
+let createdCollections = 0;
+
+/** The site's collections, three at least (the fuzzer deletes some). */
+async function collectionsOf(site: FuzzSite): Promise<string[]> {
+  const { db } = site.engine.context;
+  const rows = await db.selectFrom("collections").select("id").execute();
+  while (rows.length < 3) {
+    createdCollections++;
+    const slug = `fuzz-collection-${createdCollections}`;
+    rows.push({
+      id: (await site.engine.collections.create({ slug, title: `Fuzz ${createdCollections}` })).id,
+    });
+  }
+  return rows.map((row) => row.id);
+}
+
+function learnCursor(structured: Record<string, unknown> | undefined, cursors: string[]): void {
+  const cursor = structured?.nextCursor;
+  if (typeof cursor === "string" && !cursors.includes(cursor)) {
+    cursors.push(cursor);
+    if (cursors.length > 40) cursors.shift();
+  }
+}
