@@ -1,5 +1,5 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, JSONRPCRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, chunksOf, type Engine, type Links } from "@quire/core";
 import { createMcpServer, mcpProtocolVersion } from "./server.js";
 
@@ -55,6 +55,8 @@ export function createMcpHandler(engine: Engine, options: McpHandlerOptions = {}
     const problem = invalidRequest(message);
     if (problem) return rpcError(ErrorCode.InvalidRequest, `Invalid request: ${problem}`, idOf(message));
     const rpc = message as JSONRPCMessage & { id?: string | number; method: string };
+    const unread = rpc.id === undefined ? null : unreadRequest(rpc);
+    if (unread) return unread;
     const server = createMcpServer(engine, context.caller, { links: context.links });
     const transport = new OneMessageTransport();
     await server.connect(transport);
@@ -109,8 +111,9 @@ function invalidRequest(message: unknown): string | null {
   const { jsonrpc, method, id, params } = message as Record<string, unknown>;
   if (jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
   if (typeof method !== "string" || method === "") return "method is missing";
-  if (id !== undefined && typeof id !== "string" && !(typeof id === "number" && Number.isInteger(id))) {
-    return "id must be a string or an integer";
+  // Past 2^53 an integer is not read as sent (JSON.parse rounds it), so its answer could not carry it.
+  if (id !== undefined && typeof id !== "string" && !Number.isSafeInteger(id)) {
+    return "id must be a string or an integer of at most 2^53 - 1";
   }
   if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
     return "params must be an object";
@@ -118,10 +121,40 @@ function invalidRequest(message: unknown): string | null {
   return null;
 }
 
+/**
+ * The answer to a request the SDK would not read, or null. The SDK dispatches a message only if it
+ * fits its own request schema, and answers nothing to one that does not (it reports it to
+ * `onerror`), so such a request would wait forever. Checked with that very schema: a member beyond
+ * `jsonrpc`, `id`, `method` and `params` is an invalid request (-32600); anything else it refuses is
+ * in `params`, such as a `_meta` that is not an object or a progress token neither text nor a
+ * number, and is answered like other params that do not fit (-32602).
+ */
+function unreadRequest(rpc: { id?: string | number; method: string }): Response | null {
+  const parsed = JSONRPCRequestSchema.safeParse(rpc);
+  if (parsed.success) return null;
+  const inParams = parsed.error.issues.every((issue) => issue.path[0] === "params");
+  if (!inParams) {
+    return rpcError(ErrorCode.InvalidRequest, "Invalid request: only jsonrpc, id, method and params", rpc.id);
+  }
+  return jsonResponse(
+    {
+      jsonrpc: "2.0",
+      id: rpc.id,
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: `Invalid params for ${rpc.method}: ${parsed.error.issues
+          .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
+          .join("; ")}`,
+      },
+    },
+    200,
+  );
+}
+
 function idOf(message: unknown): string | number | null {
   if (typeof message !== "object" || message === null) return null;
   const id = (message as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+  return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : null;
 }
 
 function rpcError(code: number, message: string, id: string | number | null = null): Response {

@@ -49,7 +49,7 @@ export function createMcpServer(engine: Engine, caller: Caller, options: McpServ
     })),
   };
   const capabilities = { tools: { listChanged: false } };
-  const server = new Server(serverInfo, {
+  const server = new QuireServer(serverInfo, {
     capabilities,
     instructions,
     jsonSchemaValidator: sharedValidator(),
@@ -96,6 +96,20 @@ function argumentsOf(request: Request): Record<string, unknown> | undefined {
   return typeof args === "object" && args !== null && !Array.isArray(args)
     ? (args as Record<string, unknown>)
     : undefined;
+}
+
+/**
+ * The SDK's server, but a request that asks to run as a task (`params.task`, a later MCP version's)
+ * is invalid params: the SDK's own check answers it as an internal error (-32603), as if the server
+ * had failed. Quire speaks {@link mcpProtocolVersion}, which has no tasks.
+ */
+class QuireServer extends Server {
+  protected override assertTaskHandlerCapability(method: string): void {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params for ${method}: task is not taken (MCP ${mcpProtocolVersion} has no tasks); call without it`,
+    );
+  }
 }
 
 type Parser<T> = {

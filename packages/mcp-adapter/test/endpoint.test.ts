@@ -115,9 +115,26 @@ describe("POST /api/mcp: HTTP rules", () => {
       ],
       ["initialize without clientInfo", rpc("initialize", { protocolVersion: "2025-06-18" }), -32602, 200],
       ["an unknown tool", rpc("tools/call", { name: "site_nope", arguments: {} }), -32602, 200],
+      // The SDK reads these as no message it knows and answers nothing: each hung until the client gave up.
+      ["an id past 2^53", { jsonrpc: "2.0", id: 2 ** 53 + 2, method: "ping" }, -32600, 400],
+      ["a member beyond the four", { jsonrpc: "2.0", id: 1, method: "ping", extra: 1 }, -32600, 400],
+      ["_meta not an object", rpc("ping", { _meta: 5 }), -32602, 200],
+      [
+        "a progress token neither text nor a number",
+        rpc("tools/call", { name: "site_posts_list", arguments: {}, _meta: { progressToken: {} } }),
+        -32602,
+        200,
+      ],
+      // A task (a later protocol version's) was an internal error (-32603) of the SDK's.
+      [
+        "tools/call asking for a task",
+        rpc("tools/call", { name: "site_posts_list", arguments: {}, task: { ttl: 1000 } }),
+        -32602,
+        200,
+      ],
     ];
     for (const [what, body, code, status] of cases) {
-      const response = await site.post(body);
+      const response = await answerWithin(site.post(body), what);
       expect(response.status, what).toBe(status);
       expect(response.body.jsonrpc, what).toBe("2.0");
       expect(response.body.error.code, what).toBe(code);
@@ -288,3 +305,12 @@ describe("the official SDK client over Streamable HTTP", () => {
     expect(new Set(seen.slice(1))).toEqual(new Set(["2025-06-18"]));
   });
 });
+
+/** The answer, or a failure naming the request if none comes within 5 s. */
+function answerWithin<T>(answer: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within 5 s`)), 5_000);
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}

@@ -26,6 +26,8 @@ import { createMcpHandler } from "../src/index.js";
  */
 const calls = Number(process.env.QUIRE_MCP_FUZZ_CALLS ?? 600);
 const seed = Number(process.env.QUIRE_MCP_FUZZ_SEED ?? 20_241_128);
+/** Raw JSON-RPC messages sent to the endpoint (the second suite). */
+const envelopes = Number(process.env.QUIRE_MCP_FUZZ_ENVELOPES ?? 1_000);
 
 interface Problem {
   kind: string;
@@ -114,12 +116,128 @@ describe("fuzzing every MCP tool", () => {
   }, 300_000);
 });
 
-async function connect(site: FuzzSite): Promise<Client> {
-  const handler = createHandler(site.engine, {
+describe("fuzzing the JSON-RPC envelope of /api/mcp", () => {
+  it(`answers ${envelopes} generated messages, each at once and in JSON-RPC's shape, never as an internal error`, async () => {
+    const site = await openFuzzSite();
+    const handler = mcpHandlerOf(site);
+    const problems: string[] = [];
+    try {
+      for (const body of fc.sample(envelope(), { numRuns: envelopes, seed })) {
+        const text = JSON.stringify(body);
+        const request = new Request("http://localhost/api/mcp", {
+          method: "POST",
+          headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/json" },
+          body: text,
+        });
+        const answer = await Promise.race([
+          handler(request).then(async (response) => ({
+            status: response.status,
+            text: await response.text(),
+          })),
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000)),
+        ]);
+        const problem = envelopeProblem(body, answer);
+        if (problem) problems.push(`${problem}\n  ${text.slice(0, 300)}`);
+        if (problems.length >= 10) break;
+      }
+    } finally {
+      await site.close();
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
+
+/** Why an answer to a generated message breaks the endpoint's rules (docs/mcp.md § The HTTP endpoint), or null. */
+function envelopeProblem(body: unknown, answer: { status: number; text: string } | null): string | null {
+  if (answer === null) return "no answer within 5 s";
+  const notification = typeof body === "object" && body !== null && !Array.isArray(body) && !("id" in body);
+  if (answer.status === 202) return notification && answer.text === "" ? null : "202 to a request";
+  if (answer.status !== 200 && answer.status !== 400) return `status ${answer.status}`;
+  let message: Record<string, unknown>;
+  try {
+    message = JSON.parse(answer.text);
+  } catch {
+    return "an answer that is not JSON";
+  }
+  if (message.jsonrpc !== "2.0") return "an answer without jsonrpc 2.0";
+  if ("result" in message === "error" in message) return "an answer with neither or both of result and error";
+  const error = message.error as { code?: unknown; message?: unknown } | undefined;
+  if (error) {
+    if (typeof error.message !== "string") return "an error without a message";
+    if (![-32700, -32600, -32601, -32602].includes(error.code as number)) return `error code ${error.code}`;
+    if ((answer.status === 400) !== [-32700, -32600].includes(error.code as number)) {
+      return `error ${error.code} answered with ${answer.status}`;
+    }
+  } else if (answer.status !== 200) return `a result answered with ${answer.status}`;
+  return null;
+}
+
+/** JSON-RPC-like messages: mostly well formed, with odd ids, methods, params, `_meta` and extra members. */
+function envelope(): fc.Arbitrary<unknown> {
+  const id = fc.oneof(
+    { weight: 4, arbitrary: fc.integer() },
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom(2 ** 53, 2 ** 53 + 2, -(2 ** 60), 1.5, -0, null, true, [], {}),
+  );
+  const method = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom("initialize", "ping", "tools/list", "tools/call") },
+    fc.constantFrom(
+      "notifications/initialized",
+      "notifications/cancelled",
+      "resources/list",
+      "tasks/get",
+      "",
+    ),
+    fc.constantFrom("constructor", "__proto__", "toString"),
+    oddString(),
+  );
+  const meta = fc.oneof(
+    fc.constant(undefined),
+    fc.record({ progressToken: fc.oneof(fc.integer(), fc.string(), fc.constantFrom(1.5, null, {}, [])) }),
+    fc.constantFrom(5, "x", null, [], { "io.modelcontextprotocol/related-task": { taskId: "x" } }),
+  );
+  const params = fc.oneof(
+    fc.constant(undefined),
+    fc.record(
+      {
+        name: fc.oneof(fc.constantFrom("site_posts_list", "site_settings_get", "site_nope"), oddString()),
+        arguments: fc.oneof(fc.constant({}), fc.constantFrom({ limit: 1 }, [], null, "x")),
+        _meta: meta,
+        task: fc.constantFrom({ ttl: 1000 }, 5, {}),
+        protocolVersion: fc.constantFrom("2025-06-18", "1999-01-01", 5),
+        capabilities: fc.constantFrom({}, null),
+        clientInfo: fc.constantFrom({ name: "x", version: "1" }, {}, "x"),
+        cursor: fc.oneof(fc.string({ maxLength: 4 }), fc.constant(5)),
+        requestId: fc.integer(),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.constantFrom(5, "x", null, []),
+  );
+  return fc
+    .record(
+      {
+        jsonrpc: fc.oneof({ weight: 6, arbitrary: fc.constant("2.0") }, fc.constantFrom("1.0", 2, null)),
+        id,
+        method,
+        params,
+        extra: fc.constantFrom(1, "x"),
+      },
+      { requiredKeys: ["jsonrpc", "method"] },
+    )
+    .map((message) => Object.fromEntries(Object.entries(message).filter(([, value]) => value !== undefined)));
+}
+
+function mcpHandlerOf(site: FuzzSite) {
+  return createHandler(site.engine, {
     devApiToken: ownerToken,
     clientAddress: () => "127.0.0.1",
     mcp: createMcpHandler(site.engine),
   });
+}
+
+async function connect(site: FuzzSite): Promise<Client> {
+  const handler = mcpHandlerOf(site);
   const client = new Client({ name: "quire-fuzz", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
