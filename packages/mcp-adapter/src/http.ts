@@ -1,7 +1,12 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, JSONRPCRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  JSONRPCRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, chunksOf, type Engine, type Links } from "@quire/core";
-import { createMcpServer, mcpProtocolVersion } from "./server.js";
+import { createMcpServer, invalidParamsMessage, mcpProtocolVersion } from "./server.js";
 
 /** What the HTTP handler tells the MCP endpoint about a request it has authenticated. */
 export interface McpRequestContext {
@@ -142,9 +147,9 @@ function unreadRequest(rpc: { id?: string | number; method: string }): Response 
       id: rpc.id,
       error: {
         code: ErrorCode.InvalidParams,
-        message: `Invalid params for ${rpc.method}: ${parsed.error.issues
-          .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
-          .join("; ")}`,
+        // Worded as the server's own -32602 answers (an McpError's message).
+        message: new McpError(ErrorCode.InvalidParams, invalidParamsMessage(rpc.method, parsed.error.issues))
+          .message,
       },
     },
     200,

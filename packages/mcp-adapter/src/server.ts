@@ -112,20 +112,31 @@ class QuireServer extends Server {
   }
 }
 
+/** A schema issue as zod reports it: where, and what. */
+export interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
 type Parser<T> = {
-  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } };
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: SchemaIssue[] } };
 };
 
 /** The request checked with the SDK's schema of its method; a mismatch is -32602 (Invalid params). */
 function checked<T>(schema: Parser<T>, request: Request): T {
   const parsed = schema.safeParse(request);
   if (!parsed.success) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Invalid params for ${request.method}: ${parsed.error.message}`,
-    );
+    throw new McpError(ErrorCode.InvalidParams, invalidParamsMessage(request.method, parsed.error.issues));
   }
   return parsed.data;
+}
+
+/** `Invalid params for tools/call: params.name: Invalid input: expected string, received number`. */
+export function invalidParamsMessage(method: string, issues: readonly SchemaIssue[]): string {
+  const described = issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`);
+  return `Invalid params for ${method}: ${described.join("; ")}`;
 }
 
 let validator: AjvJsonSchemaValidator | undefined;

@@ -141,6 +141,15 @@ describe("POST /api/mcp: HTTP rules", () => {
       expect(response.body.error.message, what).toEqual(expect.any(String));
       expect(response.headers.get("cache-control"), what).toBe("no-store");
     }
+    // Invalid params are named by their place in the message, in one line.
+    const unnamed = await site.post(rpc("tools/call", { arguments: {} }));
+    expect(unnamed.body.error.message).toBe(
+      "MCP error -32602: Invalid params for tools/call: params.name: Invalid input: expected string, received undefined",
+    );
+    const badMeta = await site.post(rpc("ping", { _meta: 5 }));
+    expect(badMeta.body.error.message).toBe(
+      "MCP error -32602: Invalid params for ping: params._meta: Invalid input: expected object, received number",
+    );
     // The id of a request is echoed when it can be read.
     expect((await site.post({ jsonrpc: "2.0", id: 7 })).body.id).toBe(7);
     expect((await site.post(rpc("nope/nope", undefined, "a"))).body.id).toBe("a");
