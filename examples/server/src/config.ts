@@ -104,6 +104,8 @@ export const envSchema = z.object({
   SLUG_ID_LENGTH: envInteger({ min: 4, max: 26 }).default(8),
   RESPONSE_CACHE: envChoice(["on", "off"]).default("on"),
   RESPONSE_CACHE_MAX_MB: envInteger({ min: 1, max: 65_536 }).default(32),
+  REQUEST_TIMEOUT_SECONDS: envInteger({ min: 0, max: 86_400 }).default(3600),
+  REQUEST_BODY_IDLE_SECONDS: envInteger({ min: 0, max: 3600 }).default(60),
 });
 
 /** The reference server's configuration, read from environment variables by {@link loadConfig}. */
@@ -139,6 +141,11 @@ export interface ServerConfig {
   slugIdLength: number;
   /** The cache of public answers (`RESPONSE_CACHE`, `RESPONSE_CACHE_MAX_MB`); docs/caching.md. */
   responseCache: { enabled: boolean; maxBytes: number };
+  /**
+   * How long a request may take to arrive whole (`REQUEST_TIMEOUT_SECONDS`), and how long its body
+   * may stop arriving (`REQUEST_BODY_IDLE_SECONDS`), in milliseconds; 0: no limit. docs/configuration.md
+   */
+  timeouts: { requestMs: number; bodyIdleMs: number };
   /**
    * The site settings the environment sets, handed to the engine as the fallbacks of its settings
    * store (`createEngine({ settings })`): only the variables that are set, so that the others show
@@ -197,6 +204,10 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     responseCache: {
       enabled: vars.RESPONSE_CACHE === "on",
       maxBytes: vars.RESPONSE_CACHE_MAX_MB * 1024 * 1024,
+    },
+    timeouts: {
+      requestMs: vars.REQUEST_TIMEOUT_SECONDS * 1000,
+      bodyIdleMs: vars.REQUEST_BODY_IDLE_SECONDS * 1000,
     },
     slugIdLength: vars.SLUG_ID_LENGTH,
     siteSettings: siteSettingsOf(vars, withoutEmptyValues(env)),

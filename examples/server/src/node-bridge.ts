@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { getRequestListener, RequestError } from "@hono/node-server";
 
@@ -11,6 +11,12 @@ export interface NodeBridgeOptions {
   onError: (error: unknown) => void;
   /** True while the server shuts down: responses then close their connection. */
   closing?: () => boolean;
+  /**
+   * How long a request body may stop arriving before its connection is closed, in milliseconds
+   * (`REQUEST_BODY_IDLE_SECONDS`); 0 or unset: never. Only the client's silence counts: time the
+   * handler spends before or after reading, or while it is too busy to take more bytes, does not.
+   */
+  bodyIdleMs?: number;
 }
 
 /** A node:http request listener serving a Fetch handler, and the remote address of each request. */
@@ -33,7 +39,7 @@ export interface NodeBridge {
  * the server drains for shutdown.
  */
 export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptions): NodeBridge {
-  const { onError, closing = () => false } = options;
+  const { onError, closing = () => false, bodyIdleMs = 0 } = options;
   const addresses = new WeakMap<Request, string>();
   const incomings = new WeakMap<Request, Readable>();
   const listener = getRequestListener(
@@ -41,6 +47,7 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
       const address = env.incoming.socket.remoteAddress;
       if (address) addresses.set(request, address);
       incomings.set(request, env.incoming);
+      if (bodyIdleMs > 0 && env.incoming instanceof IncomingMessage) watchBody(env.incoming, bodyIdleMs);
       const response = await handler(request);
       if (closing()) response.headers.set("connection", "close");
       return response;
@@ -74,4 +81,40 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
       return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) };
     },
   };
+}
+
+/**
+ * Closes the connection of a request whose body stops arriving for `idleMs`. Node's own limits do
+ * not tell a stalled body from a slow one: `requestTimeout` cuts a request not wholly received in
+ * time however steadily its bytes come (a 50 MiB upload part over a slow uplink), and a socket
+ * timeout also fires while the handler works or holds the body back. So this looks at the socket's
+ * byte count a few times per `idleMs` until the message is complete: no new byte while the body's
+ * buffer has room (the handler is waiting for more) for `idleMs` is the client's silence. The
+ * handler's read then fails, as when a client goes away.
+ */
+function watchBody(incoming: IncomingMessage, idleMs: number): void {
+  if (incoming.complete) return;
+  const socket = incoming.socket;
+  let bytesRead = socket.bytesRead;
+  let quietSince = Date.now();
+  const timer = setInterval(
+    () => {
+      if (incoming.complete || socket.destroyed) {
+        clearInterval(timer);
+        return;
+      }
+      const now = Date.now();
+      const heldBack = incoming.readableLength >= incoming.readableHighWaterMark;
+      if (socket.bytesRead !== bytesRead || heldBack) {
+        bytesRead = socket.bytesRead;
+        quietSince = now;
+      } else if (now - quietSince >= idleMs) {
+        clearInterval(timer);
+        socket.destroy();
+      }
+    },
+    Math.max(25, Math.floor(idleMs / 4)),
+  );
+  timer.unref();
+  socket.once("close", () => clearInterval(timer));
 }

@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerOptions } from "node:http";
 import { isIPv6 } from "node:net";
 import path from "node:path";
 import { createEngine, type Engine, type Logger } from "@quire/core";
@@ -84,12 +84,13 @@ export async function startServer(
   const bridge = createNodeBridge(route, {
     onError: (error) => logger.error("unexpected error", { error: describe(error) }),
     closing: () => closing,
+    bodyIdleMs: config.timeouts.bodyIdleMs,
   });
   const clientAddress = (request: Request): string | undefined => {
     const socketAddress = bridge.remoteAddress(request);
     return config.trustProxy ? (forwardedFor(request) ?? socketAddress) : socketAddress;
   };
-  const server = createServer(bridge.listener);
+  const server = createServer(nodeServerOptions(config.timeouts), bridge.listener);
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await engine.close();
     throw error;
@@ -110,6 +111,20 @@ export async function startServer(
       await engine.close();
     },
   };
+}
+
+/**
+ * node:http's limits from the configured timeouts. Node's default `requestTimeout` (300 s) cuts a
+ * request not wholly received in time however steadily its body arrives: a 50 MiB upload part
+ * then never completes over an uplink under about 1.4 Mbit/s. Here the whole request gets
+ * `REQUEST_TIMEOUT_SECONDS` (1 hour by default), and a body that stops arriving is cut by the
+ * bridge after `REQUEST_BODY_IDLE_SECONDS` (node-bridge.ts). The headers keep Node's 60 s (or the
+ * request's limit if it is shorter), also when the request has none, so a client that never
+ * finishes its headers still holds no connection for long.
+ */
+export function nodeServerOptions(timeouts: ServerConfig["timeouts"]): ServerOptions {
+  const headersTimeout = timeouts.requestMs === 0 ? 60_000 : Math.min(60_000, timeouts.requestMs);
+  return { requestTimeout: timeouts.requestMs, headersTimeout };
 }
 
 async function migrateOrClose(engine: Engine, logger: Logger): Promise<void> {

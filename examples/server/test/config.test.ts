@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveAuthSecret } from "../src/auth-secret.js";
 import { ConfigError, loadConfig } from "../src/config.js";
+import { nodeServerOptions } from "../src/server.js";
 import { createStorage } from "../src/storage.js";
 
 const cwd = "/srv/quire";
@@ -42,6 +43,8 @@ const invalid: Record<string, string[]> = {
   SLUG_ID_LENGTH: ["3", "27"],
   RESPONSE_CACHE: ["true", "ON", "yes", "0"],
   RESPONSE_CACHE_MAX_MB: ["0", "65537", "32MB", "1.5"],
+  REQUEST_TIMEOUT_SECONDS: ["-1", "86401", "1h", "2.5"],
+  REQUEST_BODY_IDLE_SECONDS: ["-1", "3601", "60s"],
   PORT: ["-1", "65536", "http", "80.5"],
   HOST: ["bad host", "http://localhost", "a_b.example", "-leading.example"],
   DATABASE_URL: ["mysql://localhost/db", "postgres://", "sqlite:", "file://", "redis://x"],
@@ -111,6 +114,10 @@ const valid: [string, string, (config: ReturnType<typeof load>) => unknown, unkn
   ["DATABASE_URL", ":memory:", (c) => c.database, { kind: "sqlite", url: ":memory:" }],
   ["DEV_API_TOKEN", "dev", (c) => c.devApiToken, "dev"],
   ["INTERNAL_ADMIN_TOKEN", "a".repeat(16), (c) => c.internalAdminToken, "a".repeat(16)],
+  ["REQUEST_TIMEOUT_SECONDS", "0", (c) => c.timeouts.requestMs, 0],
+  ["REQUEST_TIMEOUT_SECONDS", "90", (c) => c.timeouts.requestMs, 90_000],
+  ["REQUEST_BODY_IDLE_SECONDS", "0", (c) => c.timeouts.bodyIdleMs, 0],
+  ["REQUEST_BODY_IDLE_SECONDS", "5", (c) => c.timeouts.bodyIdleMs, 5_000],
   ["CORS_ORIGINS", "*", (c) => c.corsOrigins, "*"],
   ["CORS_ORIGINS", " * ", (c) => c.corsOrigins, "*"],
   ["CORS_ORIGINS", "", (c) => c.corsOrigins, []],
@@ -170,7 +177,23 @@ describe("loadConfig", () => {
       uploadMaxBytes: 1024 * 1024 * 1024,
       slugIdLength: 8,
       responseCache: { enabled: true, maxBytes: 32 * 1024 * 1024 },
+      timeouts: { requestMs: 3_600_000, bodyIdleMs: 60_000 },
       warnings: [],
+    });
+  });
+
+  it("gives node:http the request limit, and the headers Node's 60 s or less, also with no request limit", () => {
+    expect(nodeServerOptions(load({}).timeouts)).toEqual({
+      requestTimeout: 3_600_000,
+      headersTimeout: 60_000,
+    });
+    expect(nodeServerOptions(load({ REQUEST_TIMEOUT_SECONDS: "0" }).timeouts)).toEqual({
+      requestTimeout: 0,
+      headersTimeout: 60_000,
+    });
+    expect(nodeServerOptions(load({ REQUEST_TIMEOUT_SECONDS: "20" }).timeouts)).toEqual({
+      requestTimeout: 20_000,
+      headersTimeout: 20_000,
     });
   });
 

@@ -10,8 +10,9 @@ describe("createNodeBridge", () => {
 
   async function serve(
     handler: FetchHandler,
+    options: { bodyIdleMs?: number } = {},
   ): Promise<{ port: number; bridge: ReturnType<typeof createNodeBridge> }> {
-    const bridge = createNodeBridge(handler, { onError: (error) => errors.push(error) });
+    const bridge = createNodeBridge(handler, { onError: (error) => errors.push(error), ...options });
     server = createServer(bridge.listener);
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     return { port: (server.address() as AddressInfo).port, bridge };
@@ -240,6 +241,93 @@ describe("createNodeBridge", () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  describe("a body that stops arriving (bodyIdleMs)", () => {
+    /** A handler that reads the whole body after `waitMs` and answers its size, or records why it could not. */
+    function bodyCounter(outcomes: string[], waitMs = 0): FetchHandler {
+      return async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        let bytes = 0;
+        try {
+          for await (const chunk of (request.body ?? []) as unknown as AsyncIterable<Uint8Array>)
+            bytes += chunk.byteLength;
+        } catch {
+          outcomes.push(`read failed after ${bytes} bytes`);
+          throw new Error("the client went away");
+        }
+        outcomes.push(`read ${bytes} bytes`);
+        return Response.json({ bytes });
+      };
+    }
+
+    /** Sends `chunks` (each after `everyMs`), then ends the body unless `stall`; resolves how the exchange ended. */
+    function sendSlowly(port: number, chunks: Buffer[], everyMs: number, stall = false) {
+      return new Promise<string>((resolve) => {
+        const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port,
+          method: "PUT",
+          path: "/upload",
+          headers: { "content-length": String(stall ? total + 1 : total) },
+        });
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          res.on("end", () => resolve(`${res.statusCode} ${text}`));
+        });
+        req.on("error", (error: NodeJS.ErrnoException) => resolve(`closed (${error.code})`));
+        let sent = 0;
+        const next = () => {
+          const chunk = chunks[sent++];
+          if (chunk === undefined) {
+            if (!stall) req.end();
+            return;
+          }
+          req.write(chunk);
+          setTimeout(next, everyMs);
+        };
+        next();
+      });
+    }
+
+    it("closes the connection once the client stops sending for that long, and the handler's read fails", async () => {
+      const outcomes: string[] = [];
+      const { port } = await serve(bodyCounter(outcomes), { bodyIdleMs: 300 });
+      // 1,000 bytes of a declared 1,001, then silence.
+      expect(await sendSlowly(port, [Buffer.alloc(1000, 1)], 0, true)).toMatch(/^closed/);
+      await expect.poll(() => outcomes).toEqual(["read failed after 1000 bytes"]);
+    });
+
+    it("lets a body that keeps arriving take many times that long", async () => {
+      const outcomes: string[] = [];
+      const { port } = await serve(bodyCounter(outcomes), { bodyIdleMs: 400 });
+      const chunks = Array.from({ length: 12 }, () => Buffer.alloc(100, 2));
+      expect(await sendSlowly(port, chunks, 100)).toBe('200 {"bytes":1200}');
+      expect(outcomes).toEqual(["read 1200 bytes"]);
+    });
+
+    it("does not count the handler's own time, nor a body it holds back by not reading yet", async () => {
+      const outcomes: string[] = [];
+      const { port } = await serve(bodyCounter(outcomes, 900), { bodyIdleMs: 200 });
+      // 8 MiB at once: Node stops reading the socket until the handler starts on the body.
+      const big = Buffer.alloc(8 * 1024 * 1024, 3);
+      expect(await sendSlowly(port, [big], 0)).toBe(`200 {"bytes":${big.byteLength}}`);
+      const slowGet = await fetch(`http://127.0.0.1:${port}/`);
+      expect(slowGet.status).toBe(200);
+      expect(outcomes).toEqual([`read ${big.byteLength} bytes`, "read 0 bytes"]);
+    });
+
+    it("is off by default", async () => {
+      const outcomes: string[] = [];
+      const { port } = await serve(bodyCounter(outcomes));
+      const chunks = [Buffer.alloc(10, 4), Buffer.alloc(10, 4)];
+      // A pause of 600 ms mid-body is far past any limit the tests above set.
+      expect(await sendSlowly(port, chunks, 600)).toBe('200 {"bytes":20}');
+    });
   });
 
   it("turns a handler that throws into a 500 in the spec's error shape and reports it", async () => {

@@ -47,7 +47,12 @@ describe("the reference server on a real port", () => {
 
   beforeAll(async () => {
     site = await createTestSite();
-    server = await startServerProcess({ ...site.env, DEV_API_TOKEN: devToken });
+    // A body that stops arriving for a second is cut (the default is a minute).
+    server = await startServerProcess({
+      ...site.env,
+      DEV_API_TOKEN: devToken,
+      REQUEST_BODY_IDLE_SECONDS: "1",
+    });
   });
 
   afterAll(async () => {
@@ -300,6 +305,48 @@ describe("the reference server on a real port", () => {
       url: expect.any(String),
     });
     expect((await download(note)).toString("utf8")).toBe(text);
+  });
+
+  it("closes the connection of an upload whose body stops arriving, and the upload can be sent again", async () => {
+    const file = randomBytes(256 * 1024);
+    const body = JSON.stringify({
+      filename: "stalled.bin",
+      contentType: "application/octet-stream",
+      size: file.byteLength,
+    });
+    const session = (await (await api("/api/uploads/init", asDev({ method: "POST", body }))).json()) as {
+      id: string;
+      transport: { method: string; url: string };
+    };
+    const target = new URL(session.transport.url, server.url);
+    // Half the file, then silence: the server closes the connection (no answer can follow).
+    const stalled = await new Promise<string>((resolve) => {
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port: server.port,
+        method: session.transport.method,
+        path: target.pathname,
+        headers: {
+          authorization: `Bearer ${devToken}`,
+          "content-type": "application/octet-stream",
+          "content-length": String(file.byteLength),
+        },
+      });
+      req.on("response", (res) => resolve(`answered ${res.statusCode}`));
+      req.on("error", (error: NodeJS.ErrnoException) => resolve(`closed (${error.code})`));
+      req.write(file.subarray(0, file.byteLength / 2));
+    });
+    expect(stalled).toMatch(/^closed/);
+    // The session is still open: the whole file goes through, and completes.
+    const put = await fetch(target, {
+      method: session.transport.method,
+      headers: { authorization: `Bearer ${devToken}`, "content-type": "application/octet-stream" },
+      body: file,
+    });
+    expect(put.status).toBe(204);
+    const completed = await api(`/api/uploads/${session.id}/complete`, asDev({ method: "POST", body: "{}" }));
+    expect(completed.status).toBe(201);
+    expect(((await completed.json()) as { size: number }).size).toBe(file.byteLength);
   });
 
   it("lets an in-flight request finish on SIGTERM, then exits 0 with the database closed", async () => {
