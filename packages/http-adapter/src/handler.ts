@@ -21,6 +21,7 @@ import { openApiDocument } from "./openapi.js";
 import type { HandlerOptions } from "./options.js";
 import { createRateLimits, isSearchRoute, setRetryAfter } from "./rate-limit.js";
 import { rawResponse } from "./raw-response.js";
+import { requestBody } from "./request-body.js";
 import { ResponseCache } from "./response-cache.js";
 import { errorOf, errorResponse, json } from "./responses.js";
 import { createRouter, type RouteMatch } from "./router.js";
@@ -92,7 +93,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       return options.mcp(request, {
         caller,
         links: linksFor(prefix, siteOrigin ?? url.origin),
-        body: options.requestBody?.(request),
+        body: requestBody(request, options.requestBody?.(request)),
       });
     }
     if (path === "/api/openapi.json") {
@@ -117,7 +118,13 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       : responseCache.keyOf(request, url, operation.access, siteOrigin);
     const kept = cacheKey === undefined ? undefined : responseCache.lookup(request, site.version, cacheKey);
     if (kept) return kept;
-    const input = await readInput(match, operation.input, url, request, options.requestBody?.(request));
+    const input = await readInput(
+      match,
+      operation.input,
+      url,
+      request,
+      requestBody(request, options.requestBody?.(request)),
+    );
     try {
       const result = await engine.execute(match.route.operation, input.values, caller, {
         links: linksFor(prefix, siteOrigin ?? url.origin),

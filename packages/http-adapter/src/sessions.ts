@@ -3,6 +3,7 @@ import { isSameSiteRequest } from "./auth.js";
 import { readText } from "./body-text.js";
 import type { HandlerOptions } from "./options.js";
 import { type RateLimits, setRetryAfter } from "./rate-limit.js";
+import { requestBody } from "./request-body.js";
 import { errorResponse, json } from "./responses.js";
 import { sessionCookies } from "./session-cookie.js";
 import { statusOf } from "./status.js";
@@ -115,7 +116,11 @@ async function readSignInBody(request: Request, options: HandlerOptions): Promis
       `Send the sign-in form as application/x-www-form-urlencoded or application/json (got ${type})`,
     );
   }
-  const text = await readText(request, maxSignInBodyBytes, options.requestBody?.(request));
+  const text = await readText(
+    request,
+    maxSignInBodyBytes,
+    requestBody(request, options.requestBody?.(request)),
+  );
   if (isJson) {
     let body: unknown;
     try {

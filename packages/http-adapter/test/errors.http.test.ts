@@ -1,5 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createTestEngine } from "@quire/core/testing";
+import { createFsStorage } from "@quire/storage-fs";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createHandler } from "../src/index.js";
 import { createTestSite, expectError } from "./helpers.js";
+import { formBody, pngFile } from "./uploads-fixtures.js";
 
 /** Errors a person can act on (docs/errors.md). */
 describe("validation messages", () => {
@@ -196,5 +203,104 @@ describe("unknown fields", () => {
     expect(res.headers.get("access-control-expose-headers")).toBe("quire-unknown-fields");
     const clean = await warned.call("POST", "/api/posts", { format: "note", bodyMarkdown: "x" });
     expect(clean.headers.get("quire-unknown-fields")).toBeNull();
+  });
+});
+
+describe("a body that stops before its end", () => {
+  /** A body that sends `first`, then fails as a socket does when its client goes away. */
+  const failingBody = (first: Uint8Array) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first);
+      },
+      pull(controller) {
+        controller.error(new Error("aborted"));
+      },
+    });
+
+  it("answers 400 VALIDATION_ERROR on every kind of body, logs nothing and stores nothing", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "quire-stopped-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const { engine, cleanup } = await createTestEngine({
+      storage: createFsStorage({ root, publicBaseUrl: "/media" }),
+    });
+    onTestFinished(cleanup);
+    const logged: string[] = [];
+    const logger = { info() {}, warn() {}, error: (message: string) => void logged.push(message) };
+    const handler = createHandler(engine, {
+      devApiToken: "dev-token",
+      clientAddress: () => "127.0.0.1",
+      logger,
+    });
+    const send = (
+      method: string,
+      url: string,
+      body: ReadableStream<Uint8Array>,
+      type: string,
+      length: number,
+    ) =>
+      handler(
+        new Request(`http://localhost${url}`, {
+          method,
+          headers: {
+            authorization: "Bearer dev-token",
+            "content-type": type,
+            "content-length": String(length),
+          },
+          body,
+          duplex: "half",
+        } as RequestInit),
+      );
+    const session = await engine.uploads.init({
+      filename: "a.bin",
+      contentType: "application/octet-stream",
+      size: 100,
+    });
+    const text = (value: string) => new TextEncoder().encode(value);
+    const form = formBody([{ name: "file", filename: "a.png", type: "image/png", data: pngFile(4, 4) }]);
+    const cases: [string, Response][] = [
+      [
+        "a JSON body",
+        await send("POST", "/api/posts", failingBody(text('{"format":"note","ti')), "application/json", 100),
+      ],
+      [
+        "a file's bytes",
+        await send(
+          "PUT",
+          `/api/uploads/${session.id}/body`,
+          failingBody(new Uint8Array(50)),
+          "application/octet-stream",
+          100,
+        ),
+      ],
+      [
+        "a form",
+        await send(
+          "POST",
+          "/api/upload",
+          failingBody(form.body.subarray(0, 200)),
+          form.contentType,
+          form.body.byteLength,
+        ),
+      ],
+    ];
+    for (const [what, response] of cases) {
+      expect(response.status, what).toBe(400);
+      const body = (await response.json()) as { error: string; code: string };
+      expect(body.code, what).toBe("VALIDATION_ERROR");
+      expect(body.error, what).toMatch(/ended before|stopped/);
+    }
+    expect(logged).toEqual([]);
+    expect((await engine.posts.list({})).posts).toEqual([]);
+    expect((await engine.media.list({})).media).toEqual([]);
+    // The upload session is still open: its file can be sent again.
+    const again = await send(
+      "PUT",
+      `/api/uploads/${session.id}/body`,
+      new Blob([new Uint8Array(100)]).stream(),
+      "application/octet-stream",
+      100,
+    );
+    expect(again.status).toBe(204);
   });
 });

@@ -198,6 +198,27 @@ describe("POST /api/github-sync/webhook", () => {
     expectError(await deliver("push", JSON.stringify({ ref: 5 })), 400, "VALIDATION_ERROR");
     expectError(await deliver("push", new Uint8Array(6 * 1024 * 1024)), 400, "VALIDATION_ERROR");
     expectError(await deliver("", "{}"), 400, "VALIDATION_ERROR");
+    // A delivery whose connection drops midway: the client's doing, so 400, not 500.
+    const dropped = await site.send(
+      "POST",
+      "/api/github-sync/webhook",
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"ref":'));
+        },
+        pull(controller) {
+          controller.error(new Error("aborted"));
+        },
+      }),
+      {
+        authorization: "",
+        "content-type": "application/json",
+        "x-github-event": "push",
+        "x-github-delivery": "d-1",
+      },
+    );
+    expectError(dropped, 400, "VALIDATION_ERROR");
+    expect(dropped.body.error).toBe("The request body stopped before all of it arrived");
   });
 
   it("a signed push updates the post its page names; the same delivery again changes nothing", async () => {

@@ -1,6 +1,7 @@
+import { createHandler } from "@quire/http-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolTable } from "../src/index.js";
-import { createMcpSite, type McpSite } from "./support.js";
+import { createMcpHandler, toolTable } from "../src/index.js";
+import { createMcpSite, devToken, type McpSite } from "./support.js";
 
 let site: McpSite;
 beforeAll(async () => {
@@ -153,6 +154,44 @@ describe("POST /api/mcp: HTTP rules", () => {
     // The id of a request is echoed when it can be read.
     expect((await site.post({ jsonrpc: "2.0", id: 7 })).body.id).toBe(7);
     expect((await site.post(rpc("nope/nope", undefined, "a"))).body.id).toBe("a");
+  });
+
+  it("answers a body that stops before its end as the HTTP API does (400), logging nothing and calling nothing", async () => {
+    const logged: string[] = [];
+    const logger = { info() {}, warn() {}, error: (message: string) => void logged.push(message) };
+    const handler = createHandler(site.engine, {
+      devApiToken: devToken,
+      clientAddress: () => "127.0.0.1",
+      mcp: createMcpHandler(site.engine),
+      logger,
+    });
+    const before = await postCount();
+    const half = JSON.stringify(
+      rpc("tools/call", { name: "site_posts_create", arguments: { format: "note" } }),
+    ).slice(0, 40);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(half));
+      },
+      pull(controller) {
+        controller.error(new Error("aborted")); // as a socket whose client went away
+      },
+    });
+    const response = await handler(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: { authorization: `Bearer ${devToken}`, "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: "The request body stopped before all of it arrived",
+      code: "VALIDATION_ERROR",
+    });
+    expect(logged).toEqual([]);
+    expect(await postCount()).toBe(before);
   });
 
   it("refuses a body over the limit without reading it all", async () => {
