@@ -47,8 +47,16 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
       const address = env.incoming.socket.remoteAddress;
       if (address) addresses.set(request, address);
       incomings.set(request, env.incoming);
-      if (bodyIdleMs > 0 && env.incoming instanceof IncomingMessage) watchBody(env.incoming, bodyIdleMs);
-      const response = await handler(request);
+      const watching =
+        bodyIdleMs > 0 && env.incoming instanceof IncomingMessage
+          ? watchBody(env.incoming, bodyIdleMs)
+          : undefined;
+      let response: Response;
+      try {
+        response = await handler(request);
+      } finally {
+        watching?.stopIfComplete();
+      }
       if (closing()) response.headers.set("connection", "close");
       return response;
     },
@@ -92,8 +100,8 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
  * buffer has room (the handler is waiting for more) for `idleMs` is the client's silence. The
  * handler's read then fails, as when a client goes away.
  */
-function watchBody(incoming: IncomingMessage, idleMs: number): void {
-  if (incoming.complete) return;
+function watchBody(incoming: IncomingMessage, idleMs: number): { stopIfComplete(): void } | undefined {
+  if (incoming.complete) return undefined;
   const socket = incoming.socket;
   let bytesRead = socket.bytesRead;
   let quietSince = Date.now();
@@ -116,5 +124,12 @@ function watchBody(incoming: IncomingMessage, idleMs: number): void {
     Math.max(25, Math.floor(idleMs / 4)),
   );
   timer.unref();
-  socket.once("close", () => clearInterval(timer));
+  // No listener on the socket: a keep-alive connection serves many requests, and a listener per
+  // request would pile up on it. The watch ends at the first look after the body is complete or the
+  // socket is gone, or as soon as the handler is done with a body that is complete by then.
+  return {
+    stopIfComplete() {
+      if (incoming.complete) clearInterval(timer);
+    },
+  };
 }

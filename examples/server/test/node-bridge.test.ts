@@ -321,6 +321,39 @@ describe("createNodeBridge", () => {
       expect(outcomes).toEqual([`read ${big.byteLength} bytes`, "read 0 bytes"]);
     });
 
+    it("adds nothing that outlives a request on a keep-alive connection", async () => {
+      const outcomes: string[] = [];
+      const { port } = await serve(bodyCounter(outcomes), { bodyIdleMs: 60_000 });
+      const sockets: import("node:net").Socket[] = [];
+      server?.on("connection", (socket) => sockets.push(socket));
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const post = () =>
+        new Promise<void>((resolve, reject) => {
+          const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/", agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve());
+          });
+          req.on("error", reject);
+          req.setHeader("content-length", "5");
+          req.flushHeaders();
+          // The body after the headers, so the request is not complete when the handler starts.
+          setTimeout(() => req.end("hello"), 5);
+        });
+      try {
+        const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+        await post();
+        const closeListeners = sockets[0]?.listenerCount("close");
+        const timersAfterOne = timers();
+        for (let n = 0; n < 30; n++) await post();
+        expect(sockets).toHaveLength(1);
+        expect(sockets[0]?.listenerCount("close")).toBe(closeListeners);
+        expect(timers()).toBeLessThanOrEqual(timersAfterOne);
+        expect(outcomes).toHaveLength(31);
+      } finally {
+        agent.destroy();
+      }
+    });
+
     it("is off by default", async () => {
       const outcomes: string[] = [];
       const { port } = await serve(bodyCounter(outcomes));
