@@ -17,8 +17,8 @@ import {
 import { createMcpHandler } from "../src/index.js";
 
 /**
- * Bad-input fuzzing of every MCP tool through the official SDK client (docs/fuzzing.md § The MCP
- * tools): arguments generated from each tool's `inputSchema`, valid or mutated, with the site's
+ * Bad-input fuzzing of every MCP tool through the official SDK client (docs/fuzzing.md § MCP tool
+ * fuzzing): arguments generated from each tool's `inputSchema`, valid or mutated, with the site's
  * real IDs and cursors. Each call must answer a result, never a protocol error: a success whose
  * text is its structured content, or `isError` with the spec's `{ error, code, details? }` (never
  * an internal error), and a refused call or a read changes nothing stored. The HTTP routes have
@@ -41,8 +41,9 @@ describe("fuzzing every MCP tool", () => {
     const problems: Problem[] = [];
     const byTool = new Map<string, { ok: number; refused: number }>();
     let toolNames: string[] = [];
+    let client: Client | undefined;
     try {
-      const client = await connect(site);
+      client = await connect(site);
       const { tools } = await client.listTools();
       toolNames = tools.map((tool) => tool.name);
       const pools = await site.pools([]);
@@ -105,6 +106,7 @@ describe("fuzzing every MCP tool", () => {
         }
       }
     } finally {
+      await client?.close();
       await site.close();
     }
     expect(problems.map((problem) => `${problem.kind}: ${problem.detail}\n  ${problem.call}`)).toEqual([]);
