@@ -124,6 +124,29 @@ describe("feeds", () => {
     expect(document.items[1].date_published).toBe(new Date(now * 1000).toISOString());
   });
 
+  it("leaves out of RSS and Atom the characters XML cannot carry, which a post's text may hold", async () => {
+    // Control characters pasted into a title, a summary or a body, and a noncharacter: all stored
+    // as sent (the API takes them), but XML 1.0 has no way to write them, escaped or not, and a
+    // strict reader refuses the whole feed for one of them.
+    await post({
+      title: "Bell\u0007 and\u000b tab",
+      summary: "Form\u000cfeed\uFFFE",
+      bodyMarkdown: "Escape \u001b[31mred and \u0001 start, emoji 🎉 kept",
+    });
+    const outsideXml = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+    for (const format of ["rss", "atom"]) {
+      const feed = await get(`/feeds/${format}`);
+      expect(feed.status, format).toBe(200);
+      expect(outsideXml.exec(feed.text), format).toBeNull();
+      expect(feed.text, format).toContain("Bell and tab");
+      expect(feed.text, format).toContain("🎉 kept");
+      expect(XMLValidator.validate(feed.text), format).toBe(true);
+    }
+    // JSON can carry them (escaped), and the JSON feed keeps the text as stored.
+    const json = JSON.parse((await get("/feeds/json")).text) as { items: { title: string }[] };
+    expect(json.items[0]?.title).toBe("Bell\u0007 and\u000b tab");
+  });
+
   it("keeps entry ids when a slug changes, and links follow the new address", async () => {
     const one = await post({ title: "Rename me", bodyMarkdown: "x" });
     const before = atom((await get("/feeds/latest/atom")).text).entries?.[0];

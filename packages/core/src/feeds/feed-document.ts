@@ -84,9 +84,25 @@ export function feedDocument(
     if (row.summary) item.description = row.summary;
     feed.addItem(item);
   }
-  if (format === "rss") return feed.rss2();
-  if (format === "atom") return feed.atom1();
+  if (format === "rss") return xmlCharsOnly(feed.rss2());
+  if (format === "atom") return xmlCharsOnly(feed.atom1());
   return jsonFeed(feed.json1(), rows, settings);
+}
+
+/**
+ * Characters XML 1.0 cannot carry, escaped or not (its `Char` production allows tab, line feed,
+ * carriage return, U+0020–U+D7FF, U+E000–U+FFFD and U+10000 up): control characters pasted into a
+ * title or a body, U+FFFE, U+FFFF. The API stores text as sent, but one such character makes a
+ * strict reader refuse the whole feed ("PCDATA invalid Char value"), so the XML feeds leave them
+ * out, as Ghost does for its RSS (dylang/node-rss#49); the `feed` library writes them as they come.
+ * The JSON feed keeps them (JSON escapes them).
+ */
+const outsideXml = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** The document without the characters XML cannot carry (see {@link outsideXml}). */
+function xmlCharsOnly(xml: string): string {
+  outsideXml.lastIndex = 0;
+  return outsideXml.test(xml) ? xml.replace(outsideXml, "") : xml;
 }
 
 /**
