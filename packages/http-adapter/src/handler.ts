@@ -148,7 +148,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       if (wantsUnknownFieldWarning(request)) {
         const ignored = unknownFields(operation.input, input.values);
         if (ignored.length > 0) {
-          response.headers.set(unknownFieldsHeader, ignored.join(", "));
+          response.headers.set(unknownFieldsHeader, ignored.map(headerSafe).join(", "));
           response.headers.set("access-control-expose-headers", unknownFieldsHeader);
         }
         if (!options.warnUnknownFields) response.headers.set("preference-applied", "warn-unknown-fields");
@@ -351,4 +351,20 @@ function stripPrefix(pathname: string, prefix: string): string | null {
 
 function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+/**
+ * A field path as a header can carry it: printable ASCII as it is; any other character, and `%`
+ * and `,` (the list's separator), as UTF-8 percent-escapes (`日本` → `%E6%97%A5%E6%9C%AC`). A
+ * header holds bytes: a name above U+00FF, with a line break or a NUL, could not be set at all.
+ * docs/errors.md § Unknown fields
+ */
+function headerSafe(field: string): string {
+  const encoder = new TextEncoder();
+  return field.replace(/[^\x21-\x24\x26-\x2b\x2d-\x7e]/gu, (character) =>
+    Array.from(
+      encoder.encode(character),
+      (byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`,
+    ).join(""),
+  );
 }

@@ -143,8 +143,19 @@ export function safeNext(next: unknown, prefix: string): string {
   if (typeof next !== "string" || next.length > 2000) return fallback;
   if (!next.startsWith("/") || next.startsWith("//") || /[\\\s]/.test(next) || hasControlCharacter(next))
     return fallback;
-  if (prefix !== "" && next !== prefix && !next.startsWith(`${prefix}/`)) return fallback;
-  return next;
+  // As a Location header must carry it: a header is bytes (one above U+00FF cannot even be set), so
+  // the URL parser writes other characters as UTF-8 escapes, keeps escapes already there, and
+  // resolves `.` and `..` segments before the prefix is checked.
+  let url: URL;
+  try {
+    url = new URL(next, "http://site.invalid");
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== "http://site.invalid") return fallback;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (prefix !== "" && path !== prefix && !path.startsWith(`${prefix}/`)) return fallback;
+  return path;
 }
 
 function hasControlCharacter(text: string): boolean {

@@ -192,6 +192,25 @@ describe("unknown fields", () => {
     expect(query.headers.get("quire-unknown-fields")).toBe("limt");
   });
 
+  it("writes any field name into the header as printable ASCII, escaping the rest as UTF-8 (it answered 500 after the write)", async () => {
+    const s = await createTestSite();
+    // A header holds bytes: a name above U+00FF, with a line break or a NUL could not be set, and
+    // the create had already happened when the answer failed.
+    const res = await s.call(
+      "POST",
+      "/api/posts",
+      JSON.parse(
+        '{"format": "note", "title": "Odd names", "日本": 1, "a\\nb": 2, "x, y": 3, "caf\u00e9": 4, "100%": 5, "lone\\ud800": 6}',
+      ),
+      { prefer: "warn-unknown-fields" },
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers.get("quire-unknown-fields")).toBe(
+      "%E6%97%A5%E6%9C%AC, a%0Ab, x%2C%20y, caf%C3%A9, 100%25, lone%EF%BF%BD",
+    );
+    expect((await s.call("GET", "/api/posts")).body.posts).toHaveLength(1);
+  });
+
   it("sends no header unless asked, and on every request with the handler option", async () => {
     const quiet = await createTestSite();
     const plain = await quiet.call("POST", "/api/posts", { format: "note", bodyMarkdwn: "x" });
