@@ -85,31 +85,35 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
         nil: undefined,
       }),
       rawBody: fc.boolean(),
+      // Asks for the unknown-fields header now and then: it names fields the client chose.
+      warnUnknown: fc.boolean(),
     })
-    .chain(({ path, fields: { values, mutated: isMutated }, auth, extraQuery, rawBody, length }) =>
-      encodedFor(route, values, path.upload).map((encoded) => {
-        const query = [encoded.query, route.input === "none" ? extraQuery : undefined]
-          .filter(Boolean)
-          .join("&");
-        const headers: Record<string, string> = {
-          ...auth,
-          ...(encoded.contentType ? { "content-type": encoded.contentType } : {}),
-          ...(length && route.method !== "GET"
-            ? { "content-length": contentLength(length, encoded.body) }
-            : {}),
-        };
-        return {
-          label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}${length ? `, ${length} content-length` : ""}`,
-          route,
-          unrouted: false,
-          method: route.method,
-          url: query ? `${path.url}?${query}` : path.url,
-          headers,
-          ...(encoded.body ? { body: encoded.body } : {}),
-          // GET carries a body only the way a Node server can hand one over.
-          rawBody: route.method === "GET" || rawBody,
-        };
-      }),
+    .chain(
+      ({ path, fields: { values, mutated: isMutated }, auth, extraQuery, rawBody, length, warnUnknown }) =>
+        encodedFor(route, values, path.upload).map((encoded) => {
+          const query = [encoded.query, route.input === "none" ? extraQuery : undefined]
+            .filter(Boolean)
+            .join("&");
+          const headers: Record<string, string> = {
+            ...auth,
+            ...(warnUnknown ? { prefer: "warn-unknown-fields" } : {}),
+            ...(encoded.contentType ? { "content-type": encoded.contentType } : {}),
+            ...(length && route.method !== "GET"
+              ? { "content-length": contentLength(length, encoded.body) }
+              : {}),
+          };
+          return {
+            label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}${length ? `, ${length} content-length` : ""}`,
+            route,
+            unrouted: false,
+            method: route.method,
+            url: query ? `${path.url}?${query}` : path.url,
+            headers,
+            ...(encoded.body ? { body: encoded.body } : {}),
+            // GET carries a body only the way a Node server can hand one over.
+            rawBody: route.method === "GET" || rawBody,
+          };
+        }),
     );
 }
 

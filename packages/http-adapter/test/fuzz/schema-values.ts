@@ -116,7 +116,21 @@ export function mutated(value: Record<string, unknown>): fc.Arbitrary<Record<str
       : []),
     // Unknown fields (ignored by the spec), including prototype names.
     fc
-      .tuple(fc.constantFrom("extra", "__proto__", "constructor", "toString", "", "id", "siteId"), oddValue())
+      .tuple(
+        fc.constantFrom(
+          "extra",
+          "__proto__",
+          "constructor",
+          "toString",
+          "",
+          "id",
+          "siteId",
+          "日本",
+          "a\nb",
+          "x\u0000",
+        ),
+        oddValue(),
+      )
       .map(([key, extra]) => withKey(value, key, extra)),
     // Everything null.
     fc.constant(Object.fromEntries(keys.map((key) => [key, null]))),
