@@ -117,3 +117,18 @@ export function isErrorBody(body: unknown, code: string): boolean {
     (keys.join(",") === "code,error" || keys.join(",") === "code,details,error")
   );
 }
+
+/**
+ * A request body that sends `first`, then fails as a socket's body does when its client goes away
+ * (or the server cuts a silent one): for the routes' answer to a body that stops before its end.
+ */
+export function stoppingBody(first: Uint8Array | string): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(typeof first === "string" ? new TextEncoder().encode(first) : first);
+    },
+    pull(controller) {
+      controller.error(new Error("aborted"));
+    },
+  });
+}

@@ -1,5 +1,6 @@
 import { createHandler } from "@quire/http-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stoppingBody } from "../../http-adapter/test/helpers.js";
 import { createMcpHandler, toolTable } from "../src/index.js";
 import { createMcpSite, devToken, type McpSite } from "./support.js";
 
@@ -169,14 +170,7 @@ describe("POST /api/mcp: HTTP rules", () => {
     const half = JSON.stringify(
       rpc("tools/call", { name: "site_posts_create", arguments: { format: "note" } }),
     ).slice(0, 40);
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode(half));
-      },
-      pull(controller) {
-        controller.error(new Error("aborted")); // as a socket whose client went away
-      },
-    });
+    const body = stoppingBody(half);
     const response = await handler(
       new Request("http://localhost/api/mcp", {
         method: "POST",
