@@ -1,4 +1,5 @@
 import { type ByteSource, chunksOf, EngineError } from "@quire/core";
+import { ContentCodingRefused } from "./request-body.js";
 
 /** One part of a `multipart/form-data` body: a text field, or a file whose bytes stream. */
 export type FormDataPart =
@@ -191,8 +192,10 @@ class FormDataParser {
     let result: IteratorResult<Uint8Array, void>;
     try {
       result = await this.chunks.next();
-    } catch {
+    } catch (err) {
       this.sourceDone = true;
+      // A body refused before any of it was read (a content coding) keeps its own answer.
+      if (err instanceof ContentCodingRefused) throw err;
       throw malformed("The request body ended before the form did");
     }
     if (result.done) {

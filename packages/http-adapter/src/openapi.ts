@@ -142,7 +142,7 @@ const errorResponses: [code: keyof typeof statusOf, description: string][] = [
   ["FORBIDDEN", "Not allowed"],
   ["NOT_FOUND", "Not found"],
   ["CONFLICT", "Conflict with the stored state"],
-  ["UNSUPPORTED_MEDIA_TYPE", "The body is not sent as JSON"],
+  ["UNSUPPORTED_MEDIA_TYPE", "The body is not sent as the route reads it (JSON, or uncompressed)"],
   ["RATE_LIMITED", "Too many requests from this client; retry after the Retry-After seconds"],
   ["INTERNAL_ERROR", "Unexpected error"],
   ["SITE_UNAVAILABLE", "The hosted site is suspended (the operator's siteAvailable hook)"],
@@ -353,7 +353,8 @@ function errorRefs(route: Route, operation: AnyOperation): Record<string, unknow
   if (route.input === "raw") refs["401"] = ref("UNAUTHORIZED");
   refs["404"] = ref("NOT_FOUND");
   if (route.method !== "GET") refs["409"] = ref("CONFLICT");
-  if (route.input === "body" || route.input === "queryAndBody") refs["415"] = ref("UNSUPPORTED_MEDIA_TYPE");
+  // JSON bodies of another declared type, and any body sent with a Content-Encoding (docs/errors.md).
+  if (route.input !== "none" && route.input !== "query") refs["415"] = ref("UNSUPPORTED_MEDIA_TYPE");
   if (rateLimited.has(operation.id)) refs["429"] = ref("RATE_LIMITED");
   refs["500"] = ref("INTERNAL_ERROR");
   // Internal operations stay open on a suspended site, so its operator can still export or clean up.

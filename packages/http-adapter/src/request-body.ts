@@ -15,12 +15,14 @@ export function requestBody(
   // A Fetch GET or HEAD has no body; not asking spares a server's lazy Request from being built
   // whole (`@hono/node-server` makes one on the first read of `body`) on every cache miss.
   const source = rawBody ?? (request.method === "GET" || request.method === "HEAD" ? null : request.body);
-  return source ? readOrRefuse(source) : undefined;
+  return source ? readOrRefuse(source, request.headers.get("content-encoding")) : undefined;
 }
 
 async function* readOrRefuse(
   source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  contentEncoding: string | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
+  refuseContentCoding(contentEncoding);
   const chunks = chunksOf(source);
   try {
     for (;;) {
@@ -36,5 +38,32 @@ async function* readOrRefuse(
     }
   } finally {
     await chunks.return();
+  }
+}
+
+/**
+ * Bodies are read as sent: a body compressed by its client (`Content-Encoding: gzip`, say) would be
+ * misread as JSON, or stored compressed as a file. RFC 9110 § 8.4 and RFC 7694 § 3: a server that
+ * does not take a request's content coding answers 415 (with `Accept-Encoding: identity`, RFC 7694's
+ * hint to send it plain). Checked on the first read, so routes that read no body never refuse the
+ * header. @see docs/errors.md § Content types: 415
+ */
+function refuseContentCoding(header: string | null): void {
+  if (header === null) return;
+  const codings = header
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+  if (codings.length === 0) return;
+  throw new ContentCodingRefused(codings);
+}
+
+/** The 415 of {@link refuseContentCoding}; `errorResponse` adds `Accept-Encoding: identity`. */
+export class ContentCodingRefused extends EngineError {
+  constructor(codings: string[]) {
+    super(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `This server reads request bodies uncompressed; send the body without Content-Encoding (got ${codings.join(", ").slice(0, 100)})`,
+    );
   }
 }

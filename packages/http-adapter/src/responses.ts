@@ -1,4 +1,5 @@
 import { EngineError, type ErrorCode, toErrorBody } from "@quire/core";
+import { ContentCodingRefused } from "./request-body.js";
 import { statusOf } from "./status.js";
 
 /** A JSON response. */
@@ -8,10 +9,14 @@ export function json(body: unknown, status = 200, headers?: HeadersInit): Respon
   return response;
 }
 
-/** The spec's error shape with the status its code maps to. */
+/**
+ * The spec's error shape with the status its code maps to. A refused content coding also names the
+ * one the server reads (RFC 7694 § 3).
+ */
 export function errorResponse(err: unknown): Response {
   const body = toErrorBody(err);
-  return json(body, statusOf[body.code]);
+  const headers = err instanceof ContentCodingRefused ? { "accept-encoding": "identity" } : undefined;
+  return json(body, statusOf[body.code], headers);
 }
 
 /** An error response for a condition the adapter itself detects. */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { createFsStorage } from "@quire/storage-fs";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createTestSite, expectError, stoppingBody } from "./helpers.js";
@@ -297,5 +298,67 @@ describe("a body that stops before its end", () => {
       declared("application/octet-stream", 100),
     );
     expect(again.status).toBe(204);
+  });
+});
+
+describe("a compressed request body", () => {
+  it("answers 415 with Accept-Encoding: identity on every kind of body, and stores nothing", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "quire-coded-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const s = await createTestSite({
+      engineConfig: { storage: createFsStorage({ root, publicBaseUrl: "/media" }) },
+    });
+    const session = await s.engine.uploads.init({
+      filename: "a.bin",
+      contentType: "application/octet-stream",
+      size: 100,
+    });
+    const form = formBody([{ name: "file", filename: "a.png", type: "image/png", data: pngFile(4, 4) }]);
+    const post = JSON.stringify({ format: "note", title: "Squeezed" });
+    const coded = (type: string, coding: string) => ({ "content-type": type, "content-encoding": coding });
+    const answers = [
+      await s.send("POST", "/api/posts", gzipSync(post), coded("application/json", "gzip")),
+      // A coding the client says it applied, even on bytes that happen to be plain JSON.
+      await s.send("POST", "/api/posts", post, coded("application/json", "identity, br")),
+      await s.send(
+        "PUT",
+        `/api/uploads/${session.id}/body`,
+        gzipSync(new Uint8Array(100)),
+        coded("application/octet-stream", "GZIP"),
+      ),
+      await s.send("POST", "/api/upload", gzipSync(form.body), coded(form.contentType, "gzip")),
+      await s.send(
+        "PUT",
+        "/api/settings",
+        gzipSync(JSON.stringify({ SITE_NAME: "x" })),
+        coded("application/json", "deflate"),
+      ),
+    ];
+    expect(
+      answers.map((answer) => [answer.status, answer.headers.get("accept-encoding"), answer.body]),
+    ).toEqual(
+      ["gzip", "br", "gzip", "gzip", "deflate"].map((coding) => [
+        415,
+        "identity",
+        {
+          error: `This server reads request bodies uncompressed; send the body without Content-Encoding (got ${coding})`,
+          code: "UNSUPPORTED_MEDIA_TYPE",
+        },
+      ]),
+    );
+    expect((await s.engine.posts.list({})).posts).toEqual([]);
+    expect((await s.engine.media.list({})).media).toEqual([]);
+    expect((await s.engine.settings.get({})).settings.SITE_NAME).not.toBe("x");
+    // `identity` (no coding at all) is read as usual, and a route that reads no body ignores the header.
+    const plain = await s.send("POST", "/api/posts", post, coded("application/json", "identity"));
+    expect(plain.status).toBe(201);
+    const read = await s.send("GET", `/api/posts/${plain.body.id}`, undefined, {
+      "content-encoding": "gzip",
+    });
+    expect(read.status).toBe(200);
+    const sent = await s.send("PUT", `/api/uploads/${session.id}/body`, new Uint8Array(100), {
+      "content-type": "application/octet-stream",
+    });
+    expect(sent.status).toBe(204);
   });
 });

@@ -181,7 +181,7 @@ describe("sign-in pages", () => {
     expect(behind.headers.get("set-cookie")).toMatch(/; Secure$/);
   });
 
-  it("refuse huge bodies (400), other body types (415) and other methods (405), writing nothing", async () => {
+  it("refuse huge bodies (400), other body types and compressed bodies (415) and other methods (405), writing nothing", async () => {
     const site = await signInSite();
     const huge = await request(site, "POST", "/signin", {
       headers: { "content-type": "application/x-www-form-urlencoded", origin },
@@ -199,6 +199,12 @@ describe("sign-in pages", () => {
       body: "--x--",
     });
     expect(multipart.status).toBe(415);
+    // A correct password, but compressed: the body is not read.
+    const compressed = await request(site, "POST", "/signin", {
+      headers: { "content-type": "application/x-www-form-urlencoded", "content-encoding": "deflate", origin },
+      body: `password=${encodeURIComponent(password)}`,
+    });
+    expect([compressed.status, compressed.headers.get("accept-encoding")]).toEqual([415, "identity"]);
     const notJson = await request(site, "POST", "/signin", {
       headers: { "content-type": "application/json", origin },
       body: "{password",

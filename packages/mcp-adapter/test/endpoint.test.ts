@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { createHandler } from "@quire/http-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stoppingBody } from "../../http-adapter/test/helpers.js";
@@ -185,6 +186,37 @@ describe("POST /api/mcp: HTTP rules", () => {
       code: "VALIDATION_ERROR",
     });
     expect(logged).toEqual([]);
+    expect(await postCount()).toBe(before);
+  });
+
+  it("refuses a compressed body as the HTTP API does (415), calling nothing", async () => {
+    const handler = createHandler(site.engine, {
+      devApiToken: devToken,
+      clientAddress: () => "127.0.0.1",
+      mcp: createMcpHandler(site.engine),
+    });
+    const before = await postCount();
+    const call = rpc("tools/call", { name: "site_posts_create", arguments: { format: "note", title: "x" } });
+    const response = await handler(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${devToken}`,
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+        },
+        body: gzipSync(JSON.stringify(call)),
+      }),
+    );
+    expect([response.status, response.headers.get("accept-encoding"), await response.json()]).toEqual([
+      415,
+      "identity",
+      {
+        error:
+          "This server reads request bodies uncompressed; send the body without Content-Encoding (got gzip)",
+        code: "UNSUPPORTED_MEDIA_TYPE",
+      },
+    ]);
     expect(await postCount()).toBe(before);
   });
 

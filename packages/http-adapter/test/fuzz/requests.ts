@@ -87,9 +87,23 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
       rawBody: fc.boolean(),
       // Asks for the unknown-fields header now and then: it names fields the client chose.
       warnUnknown: fc.boolean(),
+      // A body the client says it compressed (it did not): refused unread, unless `identity`.
+      coding: fc.option(fc.constantFrom("gzip", "identity", "br, gzip", "x-unknown"), {
+        freq: 12,
+        nil: undefined,
+      }),
     })
     .chain(
-      ({ path, fields: { values, mutated: isMutated }, auth, extraQuery, rawBody, length, warnUnknown }) =>
+      ({
+        path,
+        fields: { values, mutated: isMutated },
+        auth,
+        extraQuery,
+        rawBody,
+        length,
+        warnUnknown,
+        coding,
+      }) =>
         encodedFor(route, values, path.upload).map((encoded) => {
           const query = [encoded.query, route.input === "none" ? extraQuery : undefined]
             .filter(Boolean)
@@ -101,9 +115,10 @@ export function routeRequest(route: Route, pools: Pools): fc.Arbitrary<FuzzReque
             ...(length && route.method !== "GET"
               ? { "content-length": contentLength(length, encoded.body) }
               : {}),
+            ...(coding ? { "content-encoding": coding } : {}),
           };
           return {
-            label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}${length ? `, ${length} content-length` : ""}`,
+            label: `${route.operation} ${isMutated ? "mutated" : "valid"} fields, ${encoded.how}${path.odd ? ", odd path" : ""}${length ? `, ${length} content-length` : ""}${coding ? `, content-encoding ${coding}` : ""}`,
             route,
             unrouted: false,
             method: route.method,
