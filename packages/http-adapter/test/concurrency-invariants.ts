@@ -8,7 +8,12 @@ import { expect } from "vitest";
  *   answers an existing post of its Thread;
  * - every address is held by exactly the record it names, and every post holds its slug;
  * - every attachment belongs to an existing post, at a distinct position;
- * - an upload session is in one state: completed with exactly its media row, or without one.
+ * - an upload session is in one state: completed with exactly its media row, or without one;
+ * - every collection membership names an existing collection and Thread root, with the root's
+ *   status, language and activity as they are, and every collection's figures match its memberships;
+ * - navigation and directory items each have a place of their own; every collection has one
+ *   directory item, and no directory item names a missing collection or smart collection;
+ * - no translation group holds two Threads in one language, nor a reply.
  * Failures are collected, so one run reports every broken Thread, not only the first.
  * @see docs/reliability.md
  */
@@ -19,6 +24,9 @@ export async function checkInvariants(db: Kysely<Database>): Promise<void> {
     ...(await addressFailures(db)),
     ...(await attachmentFailures(db)),
     ...(await uploadSessionFailures(db)),
+    ...(await membershipFailures(db)),
+    ...(await orderFailures(db)),
+    ...(await translationFailures(db)),
   ];
   expect.soft(failures).toEqual([]);
 }
@@ -148,6 +156,120 @@ async function uploadSessionFailures(db: Kysely<Database>): Promise<string[]> {
       (session) =>
         `upload ${session.id} is ${session.state} with${mediaIds.has(session.media_id) ? "" : "out"} a media row`,
     );
+}
+
+/** Memberships against their collections and roots, and each collection's figures against its memberships. */
+async function membershipFailures(db: Kysely<Database>): Promise<string[]> {
+  const memberships = await db.selectFrom("collection_threads").selectAll().execute();
+  const collections = new Set(
+    (await db.selectFrom("collections").select("id").execute()).map((row) => row.id),
+  );
+  const roots = new Map(
+    (
+      await db
+        .selectFrom("posts")
+        .select(["id", "status", "language", "last_activity_at"])
+        .whereRef("id", "=", "thread_id")
+        .execute()
+    ).map((root) => [root.id, root]),
+  );
+  const failures: string[] = [];
+  for (const member of memberships) {
+    const root = roots.get(member.thread_id);
+    const where = `collection ${member.collection_id}, Thread ${member.thread_id}`;
+    if (!collections.has(member.collection_id)) failures.push(`${where}: the collection is gone`);
+    if (!root) {
+      failures.push(`${where}: no such Thread root`);
+      continue;
+    }
+    const kept = [member.thread_status, member.thread_language, Number(member.thread_activity_at)];
+    const actual = [root.status, root.language ?? "", Number(root.last_activity_at)];
+    if (kept.join() !== actual.join()) failures.push(`${where}: keeps ${kept}, the root has ${actual}`);
+  }
+  const expected = new Map<string, { count: number; newest: number }>();
+  for (const member of memberships) {
+    if (member.thread_status !== "published") continue;
+    const key = `${member.collection_id} ${member.thread_language}`;
+    const figure = expected.get(key) ?? { count: 0, newest: 0 };
+    figure.count += 1;
+    figure.newest = Math.max(figure.newest, Number(member.thread_activity_at));
+    expected.set(key, figure);
+  }
+  const stored = new Map(
+    (await db.selectFrom("collection_figures").selectAll().execute()).map((row) => [
+      `${row.collection_id} ${row.language}`,
+      { count: Number(row.thread_count), newest: Number(row.recent_activity_at) },
+    ]),
+  );
+  for (const key of new Set([...expected.keys(), ...stored.keys()])) {
+    const [want, have] = [expected.get(key), stored.get(key)];
+    if (want?.count !== have?.count || want?.newest !== have?.newest)
+      failures.push(
+        `figures of ${key}: stored ${JSON.stringify(have)}, memberships give ${JSON.stringify(want)}`,
+      );
+  }
+  return failures;
+}
+
+/**
+ * Navigation and directory items: one place each. Every collection has exactly one directory item,
+ * and no directory item names a missing collection or smart collection. (A navigation item whose
+ * target is deleted stays, left out of the list: docs/navigation.md § When a target goes away.)
+ */
+async function orderFailures(db: Kysely<Database>): Promise<string[]> {
+  const failures: string[] = [];
+  const nav = await db.selectFrom("nav_items").select(["id", "position"]).execute();
+  const directory = await db
+    .selectFrom("directory_items")
+    .select(["id", "position", "type", "collection_id", "smart_collection_id"])
+    .execute();
+  for (const [table, items] of [
+    ["nav_items", nav],
+    ["directory_items", directory],
+  ] as const) {
+    for (const [position, sharing] of groupBy([...items], (item) => item.position)) {
+      if (sharing.length > 1)
+        failures.push(`${table}: ${sharing.map((item) => item.id)} share place ${position}`);
+    }
+  }
+  const ids = async (table: "collections" | "smart_collections") =>
+    new Set((await db.selectFrom(table).select("id").execute()).map((row) => row.id));
+  const [collections, smart] = [await ids("collections"), await ids("smart_collections")];
+  for (const item of directory) {
+    if (
+      (item.collection_id !== null && !collections.has(item.collection_id)) ||
+      (item.smart_collection_id !== null && !smart.has(item.smart_collection_id))
+    )
+      failures.push(`directory item ${item.id} points at a missing ${item.type}`);
+  }
+  const placed = groupBy(
+    directory.filter((item) => item.collection_id !== null),
+    (item) => item.collection_id as string,
+  );
+  for (const id of collections) {
+    const count = placed.get(id)?.length ?? 0;
+    if (count !== 1) failures.push(`collection ${id} has ${count} directory items`);
+  }
+  return failures;
+}
+
+/** Translation groups: Thread roots only, one per language. */
+async function translationFailures(db: Kysely<Database>): Promise<string[]> {
+  const grouped = await db
+    .selectFrom("posts")
+    .select(["id", "thread_id", "language", "translation_group_id"])
+    .where("translation_group_id", "is not", null)
+    .execute();
+  const failures: string[] = [];
+  for (const [group, members] of groupBy(grouped, (post) => post.translation_group_id as string)) {
+    const replies = members.filter((post) => post.id !== post.thread_id);
+    if (replies.length > 0) failures.push(`group ${group} holds replies ${replies.map((post) => post.id)}`);
+    for (const [language, sharing] of groupBy(members, (post) => post.language ?? "")) {
+      if (sharing.length > 1)
+        failures.push(`group ${group} holds ${sharing.map((post) => post.id)} in "${language}"`);
+    }
+  }
+  return failures;
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

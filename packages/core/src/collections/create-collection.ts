@@ -21,7 +21,7 @@ export const createCollection = defineOperation({
     checkCollectionSlug(input.slug);
     const id = ctx.ids.generate("col");
     const now = ctx.clock.now();
-    await ctx.db.transaction().execute(async (trx) => {
+    const created = await ctx.db.transaction().execute(async (trx) => {
       const tx = { ...ctx, db: trx };
       await claimAddress(tx, { path: input.slug, ownerType: "collection", ownerId: id, field: "slug" });
       await trx
@@ -37,9 +37,9 @@ export const createCollection = defineOperation({
         })
         .execute();
       await placeCollection(tx, { collectionId: id, now });
+      return findCollection(trx, id);
     });
-    const row = await findCollection(ctx.db, id);
-    if (!row) throw new Error(`Collection ${id} vanished after its creation`);
-    return toCollectionView(row);
+    if (!created) throw new Error(`Collection ${id} vanished inside its creation`);
+    return toCollectionView(created);
   },
 });

@@ -21,7 +21,8 @@ export const updateCollection = defineOperation({
   output: collectionOutput,
   run: async (ctx, input) => {
     if (input.slug !== undefined) checkCollectionSlug(input.slug);
-    await ctx.db.transaction().execute(async (trx) => {
+    // The answer is read in the transaction: after its commit a concurrent delete could take the row.
+    const updated = await ctx.db.transaction().execute(async (trx) => {
       const tx = { ...ctx, db: trx };
       const row = await lockCollection(tx, input.id);
       const changes: Updateable<CollectionsTable> = { updated_at: ctx.clock.now() };
@@ -39,9 +40,9 @@ export const updateCollection = defineOperation({
         changes.slug = input.slug;
       }
       await trx.updateTable("collections").set(changes).where("id", "=", row.id).execute();
+      return findCollection(trx, input.id);
     });
-    const row = await findCollection(ctx.db, input.id);
-    if (!row) throw new Error(`Collection ${input.id} vanished after its update`);
-    return toCollectionView(row);
+    if (!updated) throw new Error(`Collection ${input.id} vanished inside its update`);
+    return toCollectionView(updated);
   },
 });

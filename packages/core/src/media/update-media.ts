@@ -20,17 +20,14 @@ export const updateMedia = defineOperation({
   output: mediaOutput,
   run: async (ctx, input) => {
     requireStorage(ctx);
-    const result = await ctx.db
+    // One statement that answers the row it wrote: a second read could find it deleted meanwhile.
+    const row = await ctx.db
       .updateTable("media")
       .set({ alt: normalizeAlt(input.alt), updated_at: ctx.clock.now() })
       .where("id", "=", input.id)
+      .returningAll()
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw notFound("media", input.id);
-    const row = await ctx.db
-      .selectFrom("media")
-      .selectAll()
-      .where("id", "=", input.id)
-      .executeTakeFirstOrThrow();
+    if (!row) throw notFound("media", input.id);
     return toMediaRecord(ctx, row);
   },
 });

@@ -23,7 +23,7 @@ export const createNavItem = defineOperation({
     const input = navItemDraft(raw);
     const id = ctx.ids.generate("nav");
     const now = ctx.clock.now();
-    await ctx.db.transaction().execute(async (trx) => {
+    const [item] = await ctx.db.transaction().execute(async (trx) => {
       await lockNav({ db: trx, dialect: ctx.dialect });
       await checkNavTarget(trx, input);
       const last = (await loadNavRows(trx)).at(-1);
@@ -37,9 +37,9 @@ export const createNavItem = defineOperation({
           updated_at: now,
         })
         .execute();
+      return resolveNavRows(trx, [id]);
     });
-    const [item] = await resolveNavRows(ctx.db, [id]);
-    if (!item) throw new Error(`nav item ${id} vanished after its insert`);
+    if (!item) throw new Error(`nav item ${id} vanished inside its insert`);
     return toNavItem(ctx.settings, item.row, item.target);
   },
 });

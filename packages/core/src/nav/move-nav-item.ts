@@ -21,7 +21,8 @@ export const moveNavItem = defineOperation({
   input: moveNavItemInput,
   output: navItemOutput,
   run: async (ctx, input): Promise<NavItem> => {
-    await ctx.db.transaction().execute(async (trx) => {
+    // The answer is read in the transaction: after its commit a concurrent delete could take the row.
+    const [item] = await ctx.db.transaction().execute(async (trx) => {
       await lockNav({ db: trx, dialect: ctx.dialect });
       const moving = await findNavItem(trx, input.id);
       const others = (await loadNavRows(trx)).filter((row) => row.id !== moving.id);
@@ -31,9 +32,9 @@ export const moveNavItem = defineOperation({
         .set({ position, updated_at: ctx.clock.now() })
         .where("id", "=", moving.id)
         .execute();
+      return resolveNavRows(trx, [input.id]);
     });
-    const [item] = await resolveNavRows(ctx.db, [input.id]);
-    if (!item) throw new Error(`nav item ${input.id} vanished during its move`);
+    if (!item) throw new Error(`nav item ${input.id} vanished inside its move`);
     return toNavItem(ctx.settings, item.row, item.target);
   },
 });

@@ -19,7 +19,8 @@ export const updateNavItem = defineOperation({
   input: updateNavItemInput,
   output: navItemOutput,
   run: async (ctx, input): Promise<NavItem> => {
-    await ctx.db.transaction().execute(async (trx) => {
+    // The answer is read in the transaction: after its commit a concurrent delete could take the row.
+    const [item] = await ctx.db.transaction().execute(async (trx) => {
       const row = await findNavItem(trx, input.id);
       if (row.type === "system") {
         if (input.label !== undefined)
@@ -40,9 +41,9 @@ export const updateNavItem = defineOperation({
         })
         .where("id", "=", row.id)
         .execute();
+      return resolveNavRows(trx, [input.id]);
     });
-    const [item] = await resolveNavRows(ctx.db, [input.id]);
-    if (!item) throw new Error(`nav item ${input.id} vanished during its update`);
+    if (!item) throw new Error(`nav item ${input.id} vanished inside its update`);
     return toNavItem(ctx.settings, item.row, item.target);
   },
 });
