@@ -5,6 +5,7 @@ import { createFsStorage } from "@quire/storage-fs";
 import { describe, expect, it, onTestFinished } from "vitest";
 import yauzl from "yauzl";
 import { zipEntries } from "../../core/src/export/zip-writer.js";
+import { parseBundlePage } from "../../core/src/github-sync/front-matter.js";
 import { createTestSite, expectError } from "./helpers.js";
 
 /** Every entry of a ZIP, read back with yauzl (an unzip library independent of the writer). */
@@ -171,6 +172,31 @@ describe("POST /api/export/hugo", () => {
       "UNAUTHORIZED",
     );
     expectError(await site.call("POST", "/api/export/hugo", { drafts: "maybe" }), 400, "VALIDATION_ERROR");
+  });
+});
+
+describe("characters YAML refuses raw", () => {
+  it("are escaped in front matter, and read back as written", async () => {
+    // DEL, C1 controls (a Windows-1252 apostrophe decoded as Latin-1 is U+0092), U+2028, U+FFFE:
+    // JSON allows them raw, YAML's c-printable set does not (Hugo stops the build).
+    const odd = "Don\u0092t \u007f\u0085\u009f\u2028\ufeff\ufffe 😀";
+    const site = await createTestSite();
+    const post = await site.engine.posts.create({ format: "note", title: odd, bodyMarkdown: "Body" });
+    const response = await site.handler(
+      new Request("http://localhost/api/export/hugo", {
+        method: "POST",
+        headers: { authorization: "Bearer dev-token" },
+      }),
+    );
+    const files = await unzip(Buffer.from(await response.arrayBuffer()));
+    const text = files.get(`content/threads/${post.slug}/_index.md`)?.toString() ?? "";
+    const front = text.slice(0, text.indexOf("\n---\n", 4));
+    const unreadable = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/u;
+    expect(unreadable.test(front)).toBe(false);
+    expect(front).toContain(String.raw`"Don\u0092t \u007f\u0085\u009f\u2028\ufeff\ufffe 😀"`);
+    expect(pageOf(text).front.title).toBe(odd);
+    // The GitHub sync reads the page back as the export wrote it.
+    expect(parseBundlePage(text)).toMatchObject({ front: { title: odd }, body: "Body\n" });
   });
 });
 

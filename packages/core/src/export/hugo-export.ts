@@ -271,11 +271,13 @@ function aliasesOf(post: Row, aliases: { target_id: string | null; path: string 
 function page(front: Row, body: string): string {
   const lines = Object.entries(front)
     .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+    .map(([key, value]) => `${key}: ${readableJson(value)}`);
   return `---\n${lines.join("\n")}\n---\n${body}${body.endsWith("\n") || body === "" ? "" : "\n"}`;
 }
 
 function hugoConfig(settings: Record<string, string>): string {
+  // Settings hold no control characters (settings/write-settings.ts refuses them), so a JSON string
+  // is a TOML basic string as it is.
   const toml = (value: string) => JSON.stringify(value);
   return [
     `baseURL = ${toml(settings.SITE_URL ?? "/")}`,
@@ -291,6 +293,23 @@ function hugoConfig(settings: Record<string, string>): string {
     `  footer = ${toml(settings.SITE_FOOTER ?? "")}`,
     "",
   ].join("\n");
+}
+
+/**
+ * JSON text that YAML reads as JSON reads it. `JSON.stringify` escapes only C0 controls
+ * and writes DEL, the C1 controls (U+0080–U+009F, common in text pasted from a mis-decoded
+ * Windows-1252 source), U+FFFE and U+FFFF as they are; YAML allows none of them in a file (its
+ * `c-printable` set; go-yaml, which Hugo reads front matter with, stops the build at "control
+ * characters are not allowed", as in mikefarah/yq#845). These, and U+2028, U+2029 (line breaks to
+ * YAML 1.1 readers) and U+FEFF, are written as `\uXXXX` escapes, which JSON and YAML read back as
+ * the same character. Surrogate pairs stay as they are: go-yaml refuses them
+ * escaped (gohugoio/hugo#3857), and `JSON.stringify` writes an emoji whole.
+ */
+function readableJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** A path segment from a slug or a file name: no separators, no dot segments. */
