@@ -155,6 +155,22 @@ describe("directory items", () => {
     expect([...positions].sort()).toEqual(positions);
   });
 
+  it("keeps every key short however often items move into one gap (a key grew a character per six moves)", async () => {
+    const [a, b, c] = [
+      await item({ type: "link", label: "A", url: "/a" }),
+      await item({ type: "link", label: "B", url: "/b" }),
+      await item({ type: "link", label: "C", url: "/c" }),
+      await item({ type: "link", label: "D", url: "/d" }),
+    ];
+    // B and C take turns right after A: each new key falls between A's and the last one's.
+    for (let round = 0; round < 600; round++) {
+      expect((await move((round % 2 === 0 ? c : b).id as string, { after: a.id })).status).toBe(200);
+    }
+    const list = await directory();
+    expect(list.map((entry) => entry.label)).toEqual(["A", "B", "C", "D"]);
+    expect(Math.max(...list.map((entry) => (entry.position as string).length))).toBeLessThanOrEqual(32);
+  });
+
   it("refuses moves naming unknown or wrong items, changing nothing", async () => {
     const a = await item({ type: "divider", label: "a" });
     const b = await item({ type: "divider", label: "b" });

@@ -251,6 +251,25 @@ describe("PUT /api/nav-items/:id/move and DELETE", () => {
     expect(await labels()).toEqual(["a", "c", "d"]);
   });
 
+  it("keeps every key short however often items move into one gap (a key grew a character per six moves)", async () => {
+    const [a, b, c] = [
+      await add({ type: "link", label: "A", url: "/a" }),
+      await add({ type: "link", label: "B", url: "/b" }),
+      await add({ type: "link", label: "C", url: "/c" }),
+      await add({ type: "link", label: "D", url: "/d" }),
+    ];
+    // B and C take turns right after A: each new key falls between A's and the last one's.
+    for (let round = 0; round < 600; round++) {
+      const moved = await site.call("PUT", `/api/nav-items/${(round % 2 === 0 ? c : b).id}/move`, {
+        after: a.id,
+      });
+      expect(moved.status).toBe(200);
+    }
+    const list = await navItems();
+    expect(list.map((item) => item.label)).toEqual(["A", "B", "C", "D"]);
+    expect(Math.max(...list.map((item) => item.position.length))).toBeLessThanOrEqual(32);
+  });
+
   it("concurrent appends and moves never share a position", async () => {
     const busy = await createTestSite({ engineConfig: { now: T, poolSize: 8 } });
     const answers = await Promise.all(

@@ -17,8 +17,10 @@ import {
   linkLabel,
   loadDirectory,
   lockDirectory,
+  placeBetween,
   positionBetween,
   type StoredDirectoryItem,
+  writeSpread,
 } from "./directory.js";
 
 async function readItem(db: Kysely<Database>, id: string): Promise<StoredDirectoryItem> {
@@ -111,7 +113,8 @@ export const updateDirectoryItem = defineOperation({
  * Moves a directory entry between `after` (the item it should follow) and `before` (the item it
  * should precede): `before` alone places it right before that item (the start when that is the
  * first), `after` alone right after (the end when that is the last), neither appends. Only the
- * moved item's key changes (a fresh fractional key between its new neighbours). `id` may also be
+ * moved item's key changes (a fresh fractional key between its new neighbours), unless that key
+ * would be too long: then every item's key is spread afresh (`placeBetween`). `id` may also be
  * a collection or smart collection ID: one without an item gets one at that place. An unknown item
  * to move is 404; an unknown or self `after`/`before`, or an `after` not before `before`, is 400.
  * @see spec § PUT /api/collections/directory-items/:id/move
@@ -158,7 +161,9 @@ export const moveDirectoryItem = defineOperation({
       } else {
         low = others.at(-1);
       }
-      const position = positionBetween(low?.position ?? null, high?.position ?? null);
+      const between = positionBetween(low?.position ?? null, high?.position ?? null);
+      const { position, spread } = placeBetween(others, moved.id, between);
+      if (spread) await writeSpread(trx, "directory_items", spread, moved.id);
       if (moved.existing) {
         await trx
           .updateTable("directory_items")

@@ -1,5 +1,5 @@
-import { generateKeyBetween } from "fractional-indexing";
-import type { Kysely, Selectable } from "kysely";
+import { generateKeyBetween, generateNKeysBetween } from "fractional-indexing";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import type { Database, DirectoryItemsTable } from "../db/schema.js";
 import { invalidField } from "../errors.js";
@@ -47,6 +47,62 @@ export async function endPosition(db: Kysely<Database>): Promise<string> {
 /** A fresh key strictly between two keys (either end may be open). */
 export function positionBetween(before: string | null, after: string | null): string {
   return generateKeyBetween(before, after);
+}
+
+/**
+ * Longest key a move writes. A key between two neighbours is about one character longer for every
+ * six moves into the same gap (fractional-indexing halves the gap each time), so a client moving
+ * items back and forth grew keys without end: 3,336 characters after 20,000 moves into one gap,
+ * carried by every answer and list, and compared on every read; PostgreSQL indexes a key (nav_items'
+ * unique index) only up to about 2,700 bytes after compression, which these keys, mostly one
+ * repeated digit, reached late but less regular ones would reach sooner.
+ */
+export const maxPositionLength = 32;
+
+/**
+ * Where a moved item goes in an ordered list: `position`, the key between its new neighbours, as
+ * it is when it fits in {@link maxPositionLength}; otherwise the whole list, the item at the place
+ * that key named, is given fresh, evenly spread keys (`spread`, by ID, the moved item's included),
+ * a few characters each. `others` are the other items in order. Hold the list's lock.
+ * @see docs/navigation.md § Order
+ */
+export function placeBetween(
+  others: readonly { id: string; position: string }[],
+  movedId: string,
+  position: string,
+): { position: string; spread?: Map<string, string> } {
+  if (position.length <= maxPositionLength) return { position };
+  const at = others.filter((item) => item.position < position).length;
+  const order = [
+    ...others.slice(0, at).map((item) => item.id),
+    movedId,
+    ...others.slice(at).map((item) => item.id),
+  ];
+  const keys = generateNKeysBetween(null, null, order.length);
+  const spread = new Map(order.map((id, index) => [id, keys[index] as string]));
+  return { position: spread.get(movedId) as string, spread };
+}
+
+/**
+ * Writes the spread keys of {@link placeBetween} to every item but `movedId` (its caller writes
+ * that one, after this): first a temporary key of its own to each, the moved item's included (`~`
+ * and the ID, after every real key), then the new one, so no two rows hold one key at any moment
+ * (nav_items' index is unique).
+ */
+export async function writeSpread(
+  db: Kysely<Database>,
+  table: "nav_items" | "directory_items",
+  spread: Map<string, string>,
+  movedId: string,
+): Promise<void> {
+  // The moved item too steps aside: its old key may be one of the new ones.
+  for (const id of spread.keys()) {
+    await sql`update ${sql.table(table)} set position = ${`~${id}`} where id = ${id}`.execute(db);
+  }
+  for (const [id, position] of spread) {
+    if (id === movedId) continue;
+    await sql`update ${sql.table(table)} set position = ${position} where id = ${id}`.execute(db);
+  }
 }
 
 /** A divider's label: trimmed, blank stored as null, at most 60 characters. */

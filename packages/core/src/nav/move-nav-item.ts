@@ -1,4 +1,4 @@
-import { positionBetween } from "../collections/directory.js";
+import { placeBetween, positionBetween, writeSpread } from "../collections/directory.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { navItemOutput } from "./nav-output.js";
@@ -10,7 +10,8 @@ import { type NavItem, type StoredNavItem, toNavItem } from "./nav-view.js";
  * Moves an item between two neighbours: after `after` (and before the item that follows it), before
  * `before` (and after the one that precedes it), or between both (`after` must come before
  * `before`); neither, or both null, moves it to the end. A neighbour is another existing item
- * (400 otherwise). The nav lock is held while the new key is computed.
+ * (400 otherwise). The nav lock is held while the new key is computed; a key grown too long
+ * respreads every item's key (`placeBetween`).
  * @see spec § PUT /api/nav-items/:id/move, docs/navigation.md § Order
  */
 export const moveNavItem = defineOperation({
@@ -26,7 +27,9 @@ export const moveNavItem = defineOperation({
       await lockNav({ db: trx, dialect: ctx.dialect });
       const moving = await findNavItem(trx, input.id);
       const others = (await loadNavRows(trx)).filter((row) => row.id !== moving.id);
-      const position = positionFor(others, input.after ?? null, input.before ?? null);
+      const between = positionFor(others, input.after ?? null, input.before ?? null);
+      const { position, spread } = placeBetween(others, moving.id, between);
+      if (spread) await writeSpread(trx, "nav_items", spread, moving.id);
       await trx
         .updateTable("nav_items")
         .set({ position, updated_at: ctx.clock.now() })
