@@ -227,6 +227,50 @@ describe("GET /api/posts/:id/translations/candidates", () => {
   });
 });
 
+describe("candidates beyond ASCII", () => {
+  it("match without regard to case or accents in any script, on every database, in title or body only", async () => {
+    const s = await site();
+    const en = await create(s, { title: "About us", language: "en" });
+    const de = await create(s, { title: "Über uns", language: "de", publishedAt: 1_600_000_300 });
+    const fr = await create(s, {
+      title: "Qui sommes-nous",
+      bodyMarkdown: "L'ÉQUIPE et son ÉLAN",
+      language: "fr",
+      publishedAt: 1_600_000_200,
+    });
+    // A hit in a field that is neither the title nor the body does not count.
+    await create(s, { title: "Ailleurs", summary: "über élan", language: "fr", publishedAt: 1_600_000_100 });
+    const ids = async (q: string) => {
+      const res = await s.call(
+        "GET",
+        `/api/posts/${en.id}/translations/candidates?q=${encodeURIComponent(q)}`,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.candidates as { id: string }[]).map((candidate) => candidate.id);
+    };
+    // Before, `lower()` folded ASCII only on SQLite, and nothing at all on PostgreSQL under the C locale.
+    expect(await ids("über")).toEqual([de.id]);
+    expect(await ids("ÜBER UNS")).toEqual([de.id]);
+    expect(await ids("uber")).toEqual([de.id]);
+    expect(await ids("élan")).toEqual([fr.id]);
+    expect(await ids("equipe")).toEqual([fr.id]);
+    expect(await ids("\u0301")).toEqual([]);
+    const ru = await create(s, { title: "ЁЛКА", language: "ru" });
+    expect(await ids("ёлка")).toEqual([ru.id]);
+    // Past a page of newer posts that hold the text only in their summaries.
+    const older = await create(s, { title: "Marker", language: "de", publishedAt: 1_500_000_000 });
+    for (let n = 0; n < 25; n++) {
+      await create(s, {
+        title: `Other ${n}`,
+        summary: "a marker",
+        language: "fr",
+        publishedAt: 1_600_000_400 + n,
+      });
+    }
+    expect(await ids("MARKER")).toEqual([older.id]);
+  });
+});
+
 describe("GET /api/posts/:id/translations/resolve", () => {
   it("answers every kind", async () => {
     const unprefixed = await site({ sitePathPrefix: "/blog" });
