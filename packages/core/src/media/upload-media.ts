@@ -74,10 +74,10 @@ export const uploadMedia = defineOperation({
         needSize: details.width == null || details.height == null,
       });
       const row = mediaRowOf({ mediaId, ...file, posterKey, measured, now }, details);
-      await ctx.db.insertInto("media").values(row).execute();
+      // The row as written, from the insert itself: a second read could find it deleted meanwhile.
       return toMediaRecord(
         ctx,
-        await ctx.db.selectFrom("media").selectAll().where("id", "=", mediaId).executeTakeFirstOrThrow(),
+        await ctx.db.insertInto("media").values(row).returningAll().executeTakeFirstOrThrow(),
       );
     } catch (err) {
       await deleteStoredKeys(ctx, written);

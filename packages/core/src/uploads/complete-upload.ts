@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import * as z from "zod";
 import type { MediaTable } from "../db/schema.js";
 import type { EngineContext } from "../deps.js";
@@ -72,11 +72,7 @@ export const completeUpload = defineOperation({
         throw isEngineError(err) ? err : storageFailure(ctx, err);
       });
       await hold.stop();
-      await commitCompletion(ctx, { claim, row });
-      return toMediaRecord(
-        ctx,
-        await ctx.db.selectFrom("media").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow(),
-      );
+      return toMediaRecord(ctx, await commitCompletion(ctx, { claim, row }));
     } catch (err) {
       await hold.stop();
       if (isEngineError(err) && (err.code === "VALIDATION_ERROR" || err.code === "MEDIA_QUOTA_EXCEEDED")) {
@@ -195,18 +191,20 @@ async function assembleParts(
 /**
  * The media record and the `completed` state, in one transaction: a crash leaves neither. A claim
  * lost meanwhile (it lapsed and another request took the session) is a 409 and writes nothing.
+ * Answers the media row as inserted (read after the commit, it could already be deleted).
  */
 async function commitCompletion(
   ctx: EngineContext,
   input: { claim: CompletionClaim; row: Insertable<MediaTable> },
-): Promise<void> {
+): Promise<Selectable<MediaTable>> {
   const { claim, row } = input;
-  await ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     if (!(await finishCompletion(trx, { claim, now: ctx.clock.now() }))) {
       throw conflict(`Upload ${claim.id} was completed or taken over by another request`);
     }
-    await trx.insertInto("media").values(row).execute();
+    const media = await trx.insertInto("media").values(row).returningAll().executeTakeFirstOrThrow();
     await trx.deleteFrom("upload_parts").where("session_id", "=", claim.id).execute();
+    return media;
   });
 }
 
