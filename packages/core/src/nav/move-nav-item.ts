@@ -2,7 +2,7 @@ import { placeBetween, positionBetween, writeSpread } from "../collections/direc
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { navItemOutput } from "./nav-output.js";
-import { findNavItem, loadNavRows, lockNav, resolveNavRows } from "./nav-rows.js";
+import { loadNavRows, lockNav, lockNavItem, resolveNavRows } from "./nav-rows.js";
 import { moveNavItemInput } from "./nav-schemas.js";
 import { type NavItem, type StoredNavItem, toNavItem } from "./nav-view.js";
 
@@ -25,7 +25,7 @@ export const moveNavItem = defineOperation({
     // The answer is read in the transaction: after its commit a concurrent delete could take the row.
     const [item] = await ctx.db.transaction().execute(async (trx) => {
       await lockNav({ db: trx, dialect: ctx.dialect });
-      const moving = await findNavItem(trx, input.id);
+      const moving = await lockNavItem({ db: trx, dialect: ctx.dialect }, input.id);
       const others = (await loadNavRows(trx)).filter((row) => row.id !== moving.id);
       const between = positionFor(others, input.after ?? null, input.before ?? null);
       const { position, spread } = placeBetween(others, moving.id, between);

@@ -24,12 +24,17 @@ export async function loadNavRows(db: Kysely<Database>): Promise<StoredNavItem[]
   return rows.sort(byPosition);
 }
 
-/** One stored item, or a 404. */
-export async function findNavItem(db: Kysely<Database>, id: string): Promise<StoredNavItem> {
-  return db
-    .selectFrom("nav_items")
-    .selectAll()
-    .where("id", "=", id)
+/**
+ * One stored item, locked for the rest of the transaction (`FOR UPDATE` on PostgreSQL), or a 404.
+ * Unlocked, a delete committing between this read and the write (a delete takes no nav lock: it
+ * computes no key) left the write updating nothing and its answer reading nothing: a 500.
+ */
+export async function lockNavItem(
+  ctx: { db: Kysely<Database>; dialect: Dialect },
+  id: string,
+): Promise<StoredNavItem> {
+  return ctx.dialect
+    .lockingRead(ctx.db.selectFrom("nav_items").selectAll().where("id", "=", id))
     .executeTakeFirstOrThrow(() => notFound("nav item", id));
 }
 

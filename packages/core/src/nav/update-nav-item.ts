@@ -1,7 +1,7 @@
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { navItemOutput } from "./nav-output.js";
-import { findNavItem, resolveNavRows } from "./nav-rows.js";
+import { lockNavItem, resolveNavRows } from "./nav-rows.js";
 import { updateNavItemInput } from "./nav-schemas.js";
 import { type NavItem, toNavItem } from "./nav-view.js";
 
@@ -21,7 +21,7 @@ export const updateNavItem = defineOperation({
   run: async (ctx, input): Promise<NavItem> => {
     // The answer is read in the transaction: after its commit a concurrent delete could take the row.
     const [item] = await ctx.db.transaction().execute(async (trx) => {
-      const row = await findNavItem(trx, input.id);
+      const row = await lockNavItem({ db: trx, dialect: ctx.dialect }, input.id);
       if (row.type === "system") {
         if (input.label !== undefined)
           throw invalidField("label", "A built-in item's label is set automatically");
