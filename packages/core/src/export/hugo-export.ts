@@ -296,14 +296,14 @@ function hugoConfig(settings: Record<string, string>): string {
 }
 
 /**
- * JSON text that YAML reads as JSON reads it. `JSON.stringify` escapes only C0 controls
- * and writes DEL, the C1 controls (U+0080–U+009F, common in text pasted from a mis-decoded
- * Windows-1252 source), U+FFFE and U+FFFF as they are; YAML allows none of them in a file (its
- * `c-printable` set; go-yaml, which Hugo reads front matter with, stops the build at "control
- * characters are not allowed", as in mikefarah/yq#845). These, and U+2028, U+2029 (line breaks to
- * YAML 1.1 readers) and U+FEFF, are written as `\uXXXX` escapes, which JSON and YAML read back as
- * the same character. Surrogate pairs stay as they are: go-yaml refuses them
- * escaped (gohugoio/hugo#3857), and `JSON.stringify` writes an emoji whole.
+ * JSON text that YAML reads as JSON reads it. `JSON.stringify` escapes only C0 controls and writes
+ * DEL, the C1 controls (U+0080–U+009F, common in text pasted from a mis-decoded Windows-1252
+ * source), U+FFFE and U+FFFF as they are; YAML allows none of them in a file (its `c-printable`
+ * set; go-yaml, which Hugo reads front matter with, stops the build at "control characters are not
+ * allowed", as in mikefarah/yq#845). These, and U+2028, U+2029 (line breaks to YAML 1.1 readers)
+ * and U+FEFF, are written as `\uXXXX` escapes, which JSON and YAML read back as the same
+ * character. Surrogate pairs stay as they are: go-yaml refuses them escaped (gohugoio/hugo#3857),
+ * and `JSON.stringify` writes an emoji whole.
  */
 function readableJson(value: unknown): string {
   return JSON.stringify(value).replace(

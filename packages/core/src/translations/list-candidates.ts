@@ -10,9 +10,10 @@ import { type CandidateEntry, type EntryRow, entryColumns, toCandidateEntry } fr
 /**
  * Thread roots that could be linked as a translation of a post's Thread, newest published first:
  * published roots whose title or body text contains `q` (folded as search folds it: case, accents
- * and compatibility forms set aside), in a language the
- * group lacks (the post's own, when it has no group), and — when the post is in a group — not in a
- * group of their own. @see spec § Language and translations
+ * and compatibility forms set aside), in a language the group lacks (the post's own, when it has
+ * no group), and — when the post is in a group — not in a group of their own. Read a page at a time
+ * until `limit` are found, since the search row also holds fields that do not count.
+ * @see spec § Language and translations
  */
 export const listTranslationCandidates = defineOperation({
   id: "translations.candidates",
@@ -69,13 +70,10 @@ export const listTranslationCandidates = defineOperation({
     const chunk = Math.max(2 * input.limit, 20);
     let after: { published_at: number; id: string } | undefined;
     for (;;) {
-      const page = await (after
+      const from = after;
+      const page = await (from
         ? ordered.where((eb) =>
-            eb(
-              eb.refTuple("p.published_at", "p.id"),
-              "<",
-              eb.tuple(after?.published_at ?? 0, after?.id ?? ""),
-            ),
+            eb(eb.refTuple("p.published_at", "p.id"), "<", eb.tuple(from.published_at, from.id)),
           )
         : ordered
       )
