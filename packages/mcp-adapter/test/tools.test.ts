@@ -225,4 +225,36 @@ describe("site_media_upload", () => {
     expect(atLimit.isError, JSON.stringify(atLimit)).toBeUndefined();
     expect((atLimit.structuredContent as { size: number }).size).toBe(1000);
   });
+
+  it("takes a file of megabytes, byte for byte (a regular expression's stack overflow answered an internal error)", async () => {
+    site = await createMcpSite({ config: { uploadMaxBytes: 16 * 1024 * 1024 } });
+    const client = await site.client();
+    const file = new Uint8Array(12 * 1024 * 1024).map((_, i) => (i * 31 + (i >> 12)) & 255);
+    const result = await call(client, "site_media_upload", {
+      filename: "large.bin",
+      contentType: "application/octet-stream",
+      contentBase64: base64(file),
+    });
+    expect(result.isError, JSON.stringify(result).slice(0, 300)).toBeUndefined();
+    const record = result.structuredContent as { id: string; size: number };
+    expect(record.size).toBe(file.byteLength);
+    const { storage_key: key } = await site.engine.context.db
+      .selectFrom("media")
+      .select("storage_key")
+      .where("id", "=", record.id)
+      .executeTakeFirstOrThrow();
+    const stored = await site.engine.context.storage?.get(key);
+    const bytes = new Uint8Array(await new Response(stored?.body).arrayBuffer());
+    expect(Buffer.compare(bytes, file)).toBe(0);
+    // A character outside the alphabet anywhere, or padding in the middle, is still not base64.
+    const text = base64(new Uint8Array(3000));
+    for (const broken of [
+      `${text.slice(0, 2000)}*${text.slice(2001)}`,
+      `AA==${text.slice(4)}`,
+      text.slice(1),
+    ]) {
+      const refused = await call(client, "site_media_upload", { filename: "b.bin", contentBase64: broken });
+      expect((refused as ErrorResult).structuredContent.code).toBe("VALIDATION_ERROR");
+    }
+  });
 });
