@@ -1,12 +1,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ErrorCode,
-  type JSONRPCMessage,
-  JSONRPCRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, chunksOf, type Engine, type Links } from "@quire/core";
-import { createMcpServer, invalidParamsMessage, mcpProtocolVersion } from "./server.js";
+import { readMessage } from "./messages.js";
+import { createMcpServer, mcpProtocolVersion } from "./server.js";
 
 /** What the HTTP handler tells the MCP endpoint about a request it has authenticated. */
 export interface McpRequestContext {
@@ -50,18 +46,11 @@ export function createMcpHandler(engine: Engine, options: McpHandlerOptions = {}
     }
     const text = await readText(request, context.body, maxBodyBytes);
     if (text === null) return httpError(400, `The request body is larger than ${maxBodyBytes} bytes`);
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return rpcError(ErrorCode.ParseError, "Parse error: the body is not valid JSON");
-    }
-    if (Array.isArray(message)) return rpcError(ErrorCode.InvalidRequest, "Batch requests are not supported");
-    const problem = invalidRequest(message);
-    if (problem) return rpcError(ErrorCode.InvalidRequest, `Invalid request: ${problem}`, idOf(message));
-    const rpc = message as JSONRPCMessage & { id?: string | number; method: string };
-    const unread = rpc.id === undefined ? null : unreadRequest(rpc);
-    if (unread) return unread;
+    const read = readMessage(text, "body");
+    // A message that cannot be read is a bad request; params that do not fit are an answer like any other.
+    if ("answer" in read)
+      return jsonResponse(read.answer, read.answer.error.code === ErrorCode.InvalidParams ? 200 : 400);
+    const rpc = read.message;
     const server = createMcpServer(engine, context.caller, { links: context.links });
     const transport = new OneMessageTransport();
     await server.connect(transport);
@@ -108,62 +97,6 @@ class OneMessageTransport implements Transport {
   async close(): Promise<void> {
     this.onclose?.();
   }
-}
-
-/** Why a parsed body is not one JSON-RPC 2.0 request or notification, or null. */
-function invalidRequest(message: unknown): string | null {
-  if (typeof message !== "object" || message === null) return "the body must be a JSON-RPC object";
-  const { jsonrpc, method, id, params } = message as Record<string, unknown>;
-  if (jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
-  if (typeof method !== "string" || method === "") return "method is missing";
-  // Past 2^53 an integer is not read as sent (JSON.parse rounds it), so its answer could not carry it.
-  if (id !== undefined && typeof id !== "string" && !Number.isSafeInteger(id)) {
-    return "id must be a string or an integer of at most 2^53 - 1";
-  }
-  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
-    return "params must be an object";
-  }
-  return null;
-}
-
-/**
- * The answer to a request the SDK would not read, or null. The SDK dispatches a message only if it
- * fits its own request schema, and answers nothing to one that does not (it reports it to
- * `onerror`), so such a request would wait forever. Checked with that very schema: a member beyond
- * `jsonrpc`, `id`, `method` and `params` is an invalid request (-32600); anything else it refuses is
- * in `params`, such as a `_meta` that is not an object or a progress token neither text nor a
- * number, and is answered like other params that do not fit (-32602).
- */
-function unreadRequest(rpc: { id?: string | number; method: string }): Response | null {
-  const parsed = JSONRPCRequestSchema.safeParse(rpc);
-  if (parsed.success) return null;
-  const inParams = parsed.error.issues.every((issue) => issue.path[0] === "params");
-  if (!inParams) {
-    return rpcError(ErrorCode.InvalidRequest, "Invalid request: only jsonrpc, id, method and params", rpc.id);
-  }
-  return jsonResponse(
-    {
-      jsonrpc: "2.0",
-      id: rpc.id,
-      error: {
-        code: ErrorCode.InvalidParams,
-        // Worded as the server's own -32602 answers (an McpError's message).
-        message: new McpError(ErrorCode.InvalidParams, invalidParamsMessage(rpc.method, parsed.error.issues))
-          .message,
-      },
-    },
-    200,
-  );
-}
-
-function idOf(message: unknown): string | number | null {
-  if (typeof message !== "object" || message === null) return null;
-  const id = (message as { id?: unknown }).id;
-  return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : null;
-}
-
-function rpcError(code: number, message: string, id: string | number | null = null): Response {
-  return jsonResponse({ jsonrpc: "2.0", id, error: { code, message } }, 400);
 }
 
 /** An HTTP-level refusal in the spec's error shape. */

@@ -1,6 +1,8 @@
+import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ownerCaller } from "@quire/core";
 import { createHandler, statusOf } from "@quire/http-adapter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,7 +16,7 @@ import {
   mutated,
   objectsOf,
 } from "../../http-adapter/test/fuzz/schema-values.js";
-import { createMcpHandler } from "../src/index.js";
+import { createMcpHandler, serveStdio } from "../src/index.js";
 
 /**
  * Bad-input fuzzing of every MCP tool through the official SDK client (docs/fuzzing.md § MCP tool
@@ -148,6 +150,110 @@ describe("fuzzing the JSON-RPC envelope of /api/mcp", () => {
     expect(problems).toEqual([]);
   }, 300_000);
 });
+
+describe("fuzzing the JSON-RPC envelope over stdio", () => {
+  it(`answers the same ${envelopes} messages on one stdio session as the HTTP endpoint does, each at once`, async () => {
+    const site = await openFuzzSite();
+    const handler = mcpHandlerOf(site);
+    const stdio = openStdio(site);
+    const problems: string[] = [];
+    try {
+      stdio.write({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "fuzz", version: "1" },
+        },
+      });
+      await stdio.until("init");
+      for (const [index, body] of fc.sample(envelope(), { numRuns: envelopes, seed }).entries()) {
+        const text = JSON.stringify(body);
+        const response = await handler(
+          new Request("http://localhost/api/mcp", {
+            method: "POST",
+            headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/json" },
+            body: text,
+          }),
+        );
+        const overHttp = response.status === 202 ? null : JSON.parse(await response.text());
+        // A ping after each message: what arrives before its answer is the message's.
+        stdio.line(text);
+        const fence = `fence-${index}`;
+        stdio.write({ jsonrpc: "2.0", id: fence, method: "ping" });
+        const before = await stdio.until(fence);
+        const problem = stdioProblem(overHttp, before);
+        if (problem) problems.push(`${problem}\n  ${text.slice(0, 300)}`);
+        if (problems.length >= 10) break;
+      }
+    } finally {
+      await stdio.close();
+      await site.close();
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
+
+/**
+ * Why the stdio answers to a message differ from the HTTP endpoint's answer, or null: none where
+ * HTTP answered 202, else exactly one, a result where HTTP gave one, or the same error code.
+ * (Results may differ in their content: stdio is one session, HTTP a new one per request.)
+ */
+function stdioProblem(
+  overHttp: Record<string, unknown> | null,
+  overStdio: Record<string, unknown>[],
+): string | null {
+  if (overHttp === null)
+    return overStdio.length === 0 ? null : `answered a notification: ${JSON.stringify(overStdio)}`;
+  if (overStdio.length !== 1) return `${overStdio.length} answers where HTTP gave one`;
+  const [answer] = overStdio as [Record<string, unknown>];
+  if (answer.id !== overHttp.id)
+    return `id ${JSON.stringify(answer.id)} where HTTP answered ${JSON.stringify(overHttp.id)}`;
+  const code = (message: Record<string, unknown>) =>
+    (message.error as { code?: number } | undefined)?.code ?? "result";
+  return code(answer) === code(overHttp) ? null : `${code(answer)} where HTTP answered ${code(overHttp)}`;
+}
+
+/** `serveStdio` on in-memory streams, reading its answers line by line. */
+function openStdio(site: FuzzSite) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const answers: Record<string, unknown>[] = [];
+  let wake: (() => void) | undefined;
+  let pending = "";
+  stdout.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    for (let end = pending.indexOf("\n"); end >= 0; end = pending.indexOf("\n")) {
+      answers.push(JSON.parse(pending.slice(0, end)));
+      pending = pending.slice(end + 1);
+    }
+    wake?.();
+  });
+  const served = serveStdio(site.engine, ownerCaller, { stdin, stdout });
+  return {
+    line: (text: string) => stdin.write(`${text}\n`),
+    write: (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`),
+    /** The answers before the one with this id (which is dropped); throws after 5 s without it. */
+    async until(id: string): Promise<Record<string, unknown>[]> {
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const at = answers.findIndex((answer) => answer.id === id);
+        if (at >= 0) return answers.splice(0, at + 1).slice(0, at);
+        if (Date.now() > deadline) throw new Error(`no answer to ${id} within 5 s`);
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+    async close() {
+      stdin.end();
+      await served;
+    },
+  };
+}
 
 /** Why an answer to a generated message breaks the endpoint's rules (docs/mcp.md § The HTTP endpoint), or null. */
 function envelopeProblem(body: unknown, answer: { status: number; text: string } | null): string | null {
