@@ -50,6 +50,9 @@ export async function serveStdio(engine: Engine, caller: Caller, options: StdioO
  *   chunk is searched once and a line is joined once.
  * A response the client sends (to a request of the server's) goes to the server as the SDK's
  * would; one that does not fit the schema is dropped, since answering it could start a loop.
+ * The first gap is known upstream (modelcontextprotocol/typescript-sdk#2247, its fix still open
+ * as #2488); the reference filesystem server replaced its transport for the same reasons
+ * (modelcontextprotocol/servers#4228). Back to the SDK's when it answers such lines.
  */
 export class LineTransport implements Transport {
   onmessage?: Transport["onmessage"];
