@@ -1,15 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createEngine, fixedClock, sequentialIds } from "@quire/core";
+import type { Engine } from "@quire/core";
 import { createTestEngine, testDatabaseKind } from "@quire/core/testing";
-import { createFsStorage } from "@quire/storage-fs";
 import { expect, it, onTestFinished } from "vitest";
 import { createHandler } from "../src/index.js";
 import { checkInvariants, statusCounts } from "./concurrency-invariants.js";
 import { assertErrorShape, type TestResponse } from "./helpers.js";
+import { openTwoEngines, twoEnginesNow } from "./two-engines.js";
 import { formBody, pngFile } from "./uploads-fixtures.js";
 
 /**
@@ -19,7 +16,7 @@ import { formBody, pngFile } from "./uploads-fixtures.js";
  * a file would run. Afterwards the invariants of concurrency-invariants.ts must hold.
  * @see docs/reliability.md
  */
-const t0 = 1_700_000_000;
+const t0 = twoEnginesNow;
 type Answer = { status: number; id: string | null; code: string | null };
 type Send = (
   method: string,
@@ -29,22 +26,8 @@ type Send = (
 ) => Promise<TestResponse>;
 
 async function twoSites(): Promise<{ sites: [Send, Send]; db: Parameters<typeof checkInvariants>[0] }> {
-  const root = await mkdtemp(path.join(tmpdir(), "quire-engines-"));
-  const storage = createFsStorage({ root, publicBaseUrl: "/media" });
-  const first = await createTestEngine({ now: t0, poolSize: 8, storage });
-  const second = createEngine({
-    db: await first.reopen(),
-    storage,
-    clock: fixedClock(t0),
-    // IDs far above the first engine's, as two processes' random IDs never meet.
-    ids: sequentialIds(2 ** 40),
-  });
-  onTestFinished(async () => {
-    await second.close();
-    await first.cleanup();
-    await rm(root, { recursive: true, force: true });
-  });
-  const sender = (engine: typeof second): Send => {
+  const { first, second } = await openTwoEngines();
+  const sender = (engine: Engine): Send => {
     const handler = createHandler(engine, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1" });
     return async (method, url, body, headers = {}) => {
       const raw = body instanceof Uint8Array || body === undefined ? body : JSON.stringify(body);
@@ -61,7 +44,7 @@ async function twoSites(): Promise<{ sites: [Send, Send]; db: Parameters<typeof 
       return { status: response.status, headers: response.headers, body: parsed };
     };
   };
-  return { sites: [sender(first.engine), sender(second)], db: first.engine.context.db };
+  return { sites: [sender(first), sender(second)], db: first.context.db };
 }
 
 it("two engines on one database keep figures, addresses, attachments and uploads consistent", async () => {

@@ -1,13 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createEngine, fixedClock, sequentialIds } from "@quire/core";
-import { createTestEngine } from "@quire/core/testing";
-import { createFsStorage } from "@quire/storage-fs";
-import { expect, it, onTestFinished } from "vitest";
+import { expect, it } from "vitest";
 import { createHandler, type FetchHandler } from "../src/index.js";
 import { checkInvariants } from "./concurrency-invariants.js";
 import { assertErrorShape } from "./helpers.js";
+import { openTwoEngines, twoEnginesNow } from "./two-engines.js";
 import { formBody, pngFile } from "./uploads-fixtures.js";
 
 /**
@@ -21,7 +16,7 @@ import { formBody, pngFile } from "./uploads-fixtures.js";
  */
 const rounds = Number(process.env.QUIRE_CONCURRENCY_ROUNDS ?? 400);
 const seed = Number(process.env.QUIRE_CONCURRENCY_SEED ?? 20_261_129);
-const t0 = 1_700_000_000;
+const t0 = twoEnginesNow;
 const slugs = ["a", "b", "c", "d", "e"];
 const languages = ["en", "fr", "de"];
 
@@ -289,20 +284,7 @@ const writes: Record<string, (run: Run) => Promise<void>> = {
 };
 
 it(`keeps every invariant through ${rounds} rounds of 8 random writes on two engines`, async () => {
-  const root = await mkdtemp(path.join(tmpdir(), "quire-random-"));
-  const storage = createFsStorage({ root, publicBaseUrl: "/media" });
-  const first = await createTestEngine({ now: t0, poolSize: 8, storage });
-  const second = createEngine({
-    db: await first.reopen(),
-    storage,
-    clock: fixedClock(t0),
-    ids: sequentialIds(2 ** 40),
-  });
-  onTestFinished(async () => {
-    await second.close();
-    await first.cleanup();
-    await rm(root, { recursive: true, force: true });
-  });
+  const { first, second } = await openTwoEngines();
   const problems: string[] = [];
   // An unexpected error is logged with its cause, which the 500 it answers leaves out.
   const logger = {
@@ -311,7 +293,7 @@ it(`keeps every invariant through ${rounds} rounds of 8 random writes on two eng
     error: (message: string, fields?: unknown) =>
       void problems.push(`logged ${message}: ${JSON.stringify(fields)}`),
   };
-  const handlers: FetchHandler[] = [first.engine, second].map((engine) =>
+  const handlers: FetchHandler[] = [first, second].map((engine) =>
     createHandler(engine, { devApiToken: "dev-token", clientAddress: () => "127.0.0.1", logger }),
   );
   let state = seed >>> 0;
@@ -374,5 +356,5 @@ it(`keeps every invariant through ${rounds} rounds of 8 random writes on two eng
       "uploads (relay)",
     ].filter((write) => !succeeded.has(write)),
   ).toEqual([]);
-  await checkInvariants(first.engine.context.db);
+  await checkInvariants(first.context.db);
 }, 120_000);

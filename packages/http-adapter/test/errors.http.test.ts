@@ -226,21 +226,30 @@ describe("unknown fields", () => {
   });
 });
 
+/**
+ * A site on a local store with a relay upload session of 100 bytes open, a one-shot form holding a
+ * small PNG, and the messages its handler logs as unexpected errors.
+ */
+async function siteWithUpload() {
+  const root = await mkdtemp(path.join(tmpdir(), "quire-bodies-"));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  const logged: string[] = [];
+  const s = await createTestSite({
+    logger: { info() {}, warn() {}, error: (message: string) => void logged.push(message) },
+    engineConfig: { storage: createFsStorage({ root, publicBaseUrl: "/media" }) },
+  });
+  const session = await s.engine.uploads.init({
+    filename: "a.bin",
+    contentType: "application/octet-stream",
+    size: 100,
+  });
+  const form = formBody([{ name: "file", filename: "a.png", type: "image/png", data: pngFile(4, 4) }]);
+  return { s, session, form, logged };
+}
+
 describe("a body that stops before its end", () => {
   it("answers 400 VALIDATION_ERROR on every kind of body, logs nothing and stores nothing", async () => {
-    const root = await mkdtemp(path.join(tmpdir(), "quire-stopped-"));
-    onTestFinished(() => rm(root, { recursive: true, force: true }));
-    const logged: string[] = [];
-    const s = await createTestSite({
-      logger: { info() {}, warn() {}, error: (message: string) => void logged.push(message) },
-      engineConfig: { storage: createFsStorage({ root, publicBaseUrl: "/media" }) },
-    });
-    const session = await s.engine.uploads.init({
-      filename: "a.bin",
-      contentType: "application/octet-stream",
-      size: 100,
-    });
-    const form = formBody([{ name: "file", filename: "a.png", type: "image/png", data: pngFile(4, 4) }]);
+    const { s, session, form, logged } = await siteWithUpload();
     const declared = (type: string, length: number) => ({
       "content-type": type,
       "content-length": String(length),
@@ -303,17 +312,7 @@ describe("a body that stops before its end", () => {
 
 describe("a compressed request body", () => {
   it("answers 415 with Accept-Encoding: identity on every kind of body, and stores nothing", async () => {
-    const root = await mkdtemp(path.join(tmpdir(), "quire-coded-"));
-    onTestFinished(() => rm(root, { recursive: true, force: true }));
-    const s = await createTestSite({
-      engineConfig: { storage: createFsStorage({ root, publicBaseUrl: "/media" }) },
-    });
-    const session = await s.engine.uploads.init({
-      filename: "a.bin",
-      contentType: "application/octet-stream",
-      size: 100,
-    });
-    const form = formBody([{ name: "file", filename: "a.png", type: "image/png", data: pngFile(4, 4) }]);
+    const { s, session, form, logged } = await siteWithUpload();
     const post = JSON.stringify({ format: "note", title: "Squeezed" });
     const coded = (type: string, coding: string) => ({ "content-type": type, "content-encoding": coding });
     const answers = [
@@ -346,6 +345,7 @@ describe("a compressed request body", () => {
         },
       ]),
     );
+    expect(logged).toEqual([]);
     expect((await s.engine.posts.list({})).posts).toEqual([]);
     expect((await s.engine.media.list({})).media).toEqual([]);
     expect((await s.engine.settings.get({})).settings.SITE_NAME).not.toBe("x");
