@@ -1,4 +1,3 @@
-import { Buffer } from "node:buffer";
 import * as z from "zod";
 import { type ByteSource, isByteSource } from "../storage.js";
 
@@ -52,8 +51,17 @@ function isBase64(text: string): boolean {
   return true;
 }
 
-/** Decodes text {@link isBase64} accepted; Node's decoder, in native code. */
+/** Node's `Buffer` where there is one, read from the global: importing `node:buffer` would keep core from bundling for a Worker or an edge runtime. */
+const nodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: "base64"): Uint8Array } }).Buffer;
+
+/** Decodes text {@link isBase64} accepted: Node's native decoder, else the Web's `atob`. */
 function decodeBase64(text: string): Uint8Array {
-  const decoded = Buffer.from(text, "base64");
-  return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength);
+  if (nodeBuffer) {
+    const decoded = nodeBuffer.from(text, "base64");
+    return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength);
+  }
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
