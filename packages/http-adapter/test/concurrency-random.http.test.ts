@@ -7,11 +7,12 @@ import { formBody, pngFile } from "./uploads-fixtures.js";
 
 /**
  * Random valid writes, eight at a time, through two engines sharing one database: posts and
- * replies, slugs, translations, collections and their Threads and pins, smart collections,
- * navigation, the directory, custom URLs, settings and media, all aimed at a few shared names
- * (five slugs, three languages) so that they collide. No answer may be a 5xx or off the spec's
- * shape, and afterwards every invariant of concurrency-invariants.ts must hold. The targeted tests
- * beside it pin known races; this one looks for the ones nobody listed.
+ * replies, slugs and paths, languages and translations, collections and their Threads and pins,
+ * smart collections, navigation, the directory, custom URLs, settings, media and relay uploads, all
+ * aimed at a few shared records (the four newest of each kind, five slugs, three languages) so that
+ * they collide. No answer may be a 5xx or off the spec's shape, nothing may be logged as an
+ * unexpected error, and afterwards every invariant of concurrency-invariants.ts must hold. The
+ * targeted tests beside it pin known races; this one looks for the ones nobody listed.
  * `QUIRE_CONCURRENCY_ROUNDS` and `QUIRE_CONCURRENCY_SEED` change the run. @see docs/reliability.md
  */
 const rounds = Number(process.env.QUIRE_CONCURRENCY_ROUNDS ?? 400);
