@@ -34,6 +34,21 @@ export function parseMarkdownRouted(
   field = "bodyMarkdown",
   route?: ParseRoute,
 ): { tree: Root; route: ParseRoute } {
+  try {
+    return parseWithin(markdown, field, route);
+  } catch (err) {
+    // A stack the limits did not foresee overflowing is still a body too complex to render (400),
+    // not a failure of the server; the limits above keep every known shape from getting here.
+    if (err instanceof RangeError) throw invalidField(field, "is too complex to render");
+    throw err;
+  }
+}
+
+function parseWithin(
+  markdown: string,
+  field: string,
+  route: ParseRoute | undefined,
+): { tree: Root; route: ParseRoute } {
   checkMarkdownLimits(markdown, field);
   const fast = route === "micromark" ? undefined : fastParse(markdown);
   const tree = fast ?? fromMarkdown(markdown, parserOptions);
