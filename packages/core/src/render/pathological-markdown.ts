@@ -98,7 +98,8 @@ export const pathologicalMarkdown: PathologicalCase[] = [
   },
   { name: "U+0000 in input", source: "cmark", make: (n) => repeatTo("abc\u0000de\u0000", n) },
   { name: "closing brackets between words `ab ] `", source: "found", make: (n) => repeatTo("ab ] ", n) },
-  // The limit's exact measure ran GFM's autolink transform, whose splice of 90,000 links overflowed the stack.
+  // The limit's exact measure ran GFM's autolink transform, whose splice of 90,000 links
+  // overflowed the stack (render/inline-regions.ts).
   {
     name: "bare URLs in one paragraph `http://a.b `",
     source: "found",

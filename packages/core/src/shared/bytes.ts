@@ -51,7 +51,10 @@ function isBase64(text: string): boolean {
   return true;
 }
 
-/** Node's `Buffer` where there is one, read from the global: importing `node:buffer` would keep core from bundling for a Worker or an edge runtime. */
+/**
+ * Node's `Buffer` where there is one, read from the global: importing `node:buffer` would keep
+ * core's main entry from bundling for a Worker or an edge runtime (exports.test.ts).
+ */
 const nodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: "base64"): Uint8Array } }).Buffer;
 
 /** Decodes text {@link isBase64} accepted: Node's native decoder, else the Web's `atob`. */
