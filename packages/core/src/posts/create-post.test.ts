@@ -127,6 +127,22 @@ describe("posts.create", () => {
     expect(markdown).not.toHaveProperty("bodyText");
   });
 
+  it("refuses an editor document too complex to render (a text of 90,000 bare URLs overflowed the stack: a 500)", async () => {
+    const paragraph = (text: string) => ({ type: "paragraph", content: [{ type: "text", text }] });
+    const urls = JSON.stringify({ type: "doc", content: [paragraph("http://a.b ".repeat(90_000))] });
+    const refused = await engine.posts.create({ format: "note", body: urls }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(EngineError);
+    expect(refused).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: { fieldErrors: { body: ["is too complex to render"] } },
+    });
+    expect((await engine.posts.list({})).posts).toEqual([]);
+    // A few thousand are linked as usual.
+    const some = JSON.stringify({ type: "doc", content: [paragraph("http://a.b ".repeat(2_000))] });
+    const post = await engine.posts.create({ format: "note", body: some });
+    expect(String(post.bodyHtml).match(/<a /g)).toHaveLength(2_000);
+  });
+
   it("validates slugs: format, reserved, duplicates", async () => {
     expect(await codeOf(engine.posts.create({ format: "note", slug: "Bad Slug" }))).toBe("VALIDATION_ERROR");
     expect(await codeOf(engine.posts.create({ format: "note", slug: "api" }))).toBe("VALIDATION_ERROR");

@@ -34,11 +34,19 @@ export function parseMarkdownRouted(
   field = "bodyMarkdown",
   route?: ParseRoute,
 ): { tree: Root; route: ParseRoute } {
+  return refusingOverflow(field, () => parseWithin(markdown, field, route));
+}
+
+/**
+ * Runs `work` on a client's text, a stack overflow in it (a RangeError) refused as a body too
+ * complex to render (400 naming `field`), not answered as a failure of the server. The Markdown
+ * limits keep every known shape of Markdown from getting there; an editor document has no such
+ * limits, and one text of 70,000 bare URLs overflowed GFM's link transform.
+ */
+export function refusingOverflow<T>(field: string, work: () => T): T {
   try {
-    return parseWithin(markdown, field, route);
+    return work();
   } catch (err) {
-    // A stack the limits did not foresee overflowing is still a body too complex to render (400),
-    // not a failure of the server; the limits above keep every known shape from getting here.
     if (err instanceof RangeError) throw invalidField(field, "is too complex to render");
     throw err;
   }
