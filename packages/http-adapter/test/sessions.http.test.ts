@@ -204,7 +204,15 @@ describe("sign-in pages", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", "content-encoding": "deflate", origin },
       body: `password=${encodeURIComponent(password)}`,
     });
-    expect([compressed.status, compressed.headers.get("accept-encoding")]).toEqual([415, "identity"]);
+    expect([compressed.status, compressed.headers.get("accept-encoding"), compressed.json()]).toEqual([
+      415,
+      "identity",
+      {
+        error:
+          "This server reads request bodies uncompressed; send the body without Content-Encoding (got deflate)",
+        code: "UNSUPPORTED_MEDIA_TYPE",
+      },
+    ]);
     const notJson = await request(site, "POST", "/signin", {
       headers: { "content-type": "application/json", origin },
       body: "{password",

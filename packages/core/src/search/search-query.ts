@@ -93,6 +93,7 @@ function join(parts: RawBuilder<unknown>[]): RawBuilder<unknown> {
   return parts.length === 0 ? sql`` : sql.join(parts, sql` `);
 }
 
-function escapeLike(term: string): string {
+/** `term` as a LIKE pattern's literal text (`\`, `%` and `_` escaped, for `escape '\'`). */
+export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

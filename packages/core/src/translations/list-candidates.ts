@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { defineOperation } from "../operation.js";
 import { activeGroupOf } from "../posts/translation-group.js";
+import { escapeLike } from "../search/search-query.js";
 import { foldText } from "../search/search-text.js";
 import { candidatesOutput } from "./translation-output.js";
 import { rootOf } from "./translation-root.js";
@@ -90,7 +91,3 @@ export const listTranslationCandidates = defineOperation({
     return { candidates: rows.slice(0, input.limit).map(toCandidateEntry) };
   },
 });
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
