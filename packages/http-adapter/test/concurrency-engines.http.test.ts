@@ -231,6 +231,14 @@ it("a write whose record another engine deletes at once answers 200 or 404, neve
       "/api/collections/",
     ],
     [
+      "directory item update",
+      async () =>
+        (await a("POST", "/api/collections/directory-items", { type: "link", label: "L", url: "/l" })).body
+          .id,
+      (id) => a("PUT", `/api/collections/directory-items/${id}`, { label: "M" }),
+      "/api/collections/directory-items/",
+    ],
+    [
       "media update",
       async () => {
         const { body, contentType } = formBody([
@@ -253,6 +261,58 @@ it("a write whose record another engine deletes at once answers 200 or 404, neve
         deleted.status === 200 ? deleted.body.success === true : deleted.body?.code === "NOT_FOUND";
       if (!wrote || !took || ![200, 404].includes(written.status) || ![200, 404].includes(deleted.status))
         problems.push(`${name}: ${written.status} ${JSON.stringify(written.body)}, delete ${deleted.status}`);
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
+it("a post write that commits before another engine's delete answers what it wrote, not 404", async () => {
+  // A reply's create and a post's update read their answer after the commit, where the other
+  // engine's delete of the Thread could come first: the write had happened, yet it answered 404.
+  // Which came first shows afterwards in a media item the write attaches: a post's delete takes
+  // its attachments, so the item is gone exactly when the write committed before the delete.
+  const { sites } = await twoSites();
+  const [a, b] = sites;
+  const image = pngFile(4, 4);
+  const upload = async () => {
+    const { body, contentType } = formBody([
+      { name: "file", filename: "m.png", type: "image/png", data: image },
+    ]);
+    return (await a("POST", "/api/upload", body, { "content-type": contentType })).body.id as string;
+  };
+  const cases: [string, (root: string, mediaId: string) => Promise<TestResponse>][] = [
+    [
+      "reply create",
+      (root, mediaId) =>
+        a("POST", "/api/posts", {
+          format: "note",
+          replyToId: root,
+          bodyMarkdown: "r",
+          attachments: [{ type: "media", mediaId }],
+        }),
+    ],
+    [
+      "update",
+      (root, mediaId) => a("PUT", `/api/posts/${root}`, { attachments: [{ type: "media", mediaId }] }),
+    ],
+  ];
+  const problems: string[] = [];
+  for (const [name, write] of cases) {
+    for (let round = 0; round < 40; round++) {
+      const root = (await a("POST", "/api/posts", { format: "note", title: "Doomed" })).body.id as string;
+      const mediaId = await upload();
+      // The delete waits 0 to 4 turns of the event loop, so that either may come first.
+      const later = async () => {
+        for (let turn = 0; turn < round % 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+        return b("DELETE", `/api/posts/${root}`);
+      };
+      const [written, deleted] = await Promise.all([write(root, mediaId), later()]);
+      const committed = (await a("GET", `/api/media/${mediaId}`)).status === 404;
+      const expected = committed ? (name === "update" ? 200 : 201) : 404;
+      if (written.status !== expected || deleted.status !== 200)
+        problems.push(
+          `${name}: ${committed ? "committed" : "refused"}, answered ${written.status} ${JSON.stringify(written.body)}`,
+        );
     }
   }
   expect(problems).toEqual([]);

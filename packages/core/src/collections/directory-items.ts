@@ -50,7 +50,8 @@ export const createDirectoryItem = defineOperation({
       throw invalidField("url", "Only a link has a url");
     if (input.type === "divider" && input.description !== undefined)
       throw invalidField("description", "Only a link has a description");
-    await ctx.db.transaction().execute(async (trx) => {
+    // Each write reads its answer before the commit, after which another writer could delete it.
+    const created = await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });
       await trx
         .insertInto("directory_items")
@@ -67,8 +68,9 @@ export const createDirectoryItem = defineOperation({
           updated_at: now,
         })
         .execute();
+      return readItem(trx, id);
     });
-    return toDirectoryItemView(await readItem(ctx.db, id));
+    return toDirectoryItemView(created);
   },
 });
 
@@ -85,7 +87,7 @@ export const updateDirectoryItem = defineOperation({
   input: updateDirectoryItemInput,
   output: placedDirectoryItemOutput,
   run: async (ctx, input) => {
-    await ctx.db.transaction().execute(async (trx) => {
+    const updated = await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });
       const row = await readItem(trx, input.id);
       const changes: Updateable<DirectoryItemsTable> = { updated_at: ctx.clock.now() };
@@ -104,8 +106,9 @@ export const updateDirectoryItem = defineOperation({
           throw invalidField(sent, `A ${row.type} item shows its target; it has no ${sent} of its own`);
       }
       await trx.updateTable("directory_items").set(changes).where("id", "=", row.id).execute();
+      return readItem(trx, row.id);
     });
-    return toDirectoryItemView(await readItem(ctx.db, input.id));
+    return toDirectoryItemView(updated);
   },
 });
 
@@ -129,7 +132,7 @@ export const moveDirectoryItem = defineOperation({
   output: placedDirectoryItemOutput,
   run: async (ctx, input) => {
     const now = ctx.clock.now();
-    const movedId = await ctx.db.transaction().execute(async (trx) => {
+    const movedItem = await ctx.db.transaction().execute(async (trx) => {
       await lockDirectory({ db: trx, dialect: ctx.dialect });
       const items = await loadDirectory(trx);
       const moved = await findMovable(trx, items, input.id, () => ctx.ids.generate("cdi"));
@@ -187,9 +190,9 @@ export const moveDirectoryItem = defineOperation({
           })
           .execute();
       }
-      return moved.id;
+      return readItem(trx, moved.id);
     });
-    return toDirectoryItemView(await readItem(ctx.db, movedId));
+    return toDirectoryItemView(movedItem);
   },
 });
 

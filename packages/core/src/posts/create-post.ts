@@ -19,7 +19,7 @@ import { readPost } from "./read-post.js";
  * The body is rendered once, before the transaction; a plain root (no parent, translation,
  * collections, attachments or custom path) is written as its rows in one transaction (on
  * PostgreSQL in one statement when its address is free) and answered from those rows, anything
- * else step by step and read back. @see docs/posts.md § Write path
+ * else step by step and read back before the commit. @see docs/posts.md § Write path
  * @see spec § POST /api/posts, § States (post status and visibility)
  */
 export const createPost = defineOperation({
@@ -44,16 +44,20 @@ export const createPost = defineOperation({
           }));
         return plainRootView(ctx, rows);
       }
-      await ctx.db.transaction().execute((trx) => insertPost({ ...ctx, db: trx }, plan, prepared, id));
+      return await ctx.db.transaction().execute(async (trx) => {
+        const trxCtx = { ...ctx, db: trx };
+        await insertPost(trxCtx, plan, prepared, id);
+        // Read before the commit: after it, another writer could delete the Thread first. A new
+        // post's attachments are the ones this create attached.
+        return readPost(trxCtx, id, {
+          content: undefined,
+          withPosition: false,
+          withoutAttachments: prepared.length === 0,
+        });
+      });
     } catch (err) {
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
     }
-    // A new post's attachments are the ones this create attached.
-    return readPost(ctx, id, {
-      content: undefined,
-      withPosition: false,
-      withoutAttachments: prepared.length === 0,
-    });
   },
 });

@@ -32,6 +32,7 @@ import {
   unsuitedFields,
 } from "./post-rules.js";
 import { type PostFormat, type UpdatePostInput, updatePostInput } from "./post-schemas.js";
+import type { PostView } from "./post-view.js";
 import { readPost } from "./read-post.js";
 import { refreshThreadFigures, storeRootMediaKinds } from "./thread-figures.js";
 import { lockThreadOf } from "./thread-lock.js";
@@ -55,17 +56,23 @@ export const updatePost = defineOperation({
     const { prepared, storedKeys } = input.attachments
       ? await prepareAttachments(ctx, input.attachments)
       : { prepared: undefined, storedKeys: [] };
-    let removedKeys: string[];
+    let written: { removedKeys: string[]; view: PostView };
     try {
-      removedKeys = await ctx.db
-        .transaction()
-        .execute((trx) => applyUpdate({ ...ctx, db: trx }, input, rendered, prepared));
+      written = await ctx.db.transaction().execute(async (trx) => {
+        const trxCtx = { ...ctx, db: trx };
+        const removedKeys = await applyUpdate(trxCtx, input, rendered, prepared);
+        // Read before the commit: after it, another writer could delete the post first.
+        return {
+          removedKeys,
+          view: await readPost(trxCtx, input.id, { content: undefined, withPosition: false }),
+        };
+      });
     } catch (err) {
       await deleteStoredKeys(ctx, storedKeys);
       throw err;
     }
-    await deleteStoredKeys(ctx, removedKeys);
-    return readPost(ctx, input.id, { content: undefined, withPosition: false });
+    await deleteStoredKeys(ctx, written.removedKeys);
+    return written.view;
   },
 });
 
