@@ -3,6 +3,7 @@ import type { Caller } from "./caller.js";
 import type { EngineContext } from "./deps.js";
 import { forbidden, invalidField, unauthorized, type ValidationDetails, validationError } from "./errors.js";
 import { extend } from "./shared/extend.js";
+import { findUnstorableText } from "./shared/storable-text.js";
 import { isByteSource } from "./storage.js";
 
 /**
@@ -113,7 +114,7 @@ export async function execute<Input extends z.ZodType, Output>(
 
 /** Parses raw input with a schema the way every operation does; refuses text no database stores as sent first. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, rawInput: unknown): z.output<Schema> {
-  const unstorable = findUnstorableText(rawInput);
+  const unstorable = findUnstorableText(rawInput, { maxDepth: 32, opaque: isByteSource });
   if (unstorable !== null) throw invalidField(unstorable.path || "input", unstorable.message);
   const parsed = schema.safeParse(rawInput ?? {}, { error: readableMessage });
   if (!parsed.success) {
@@ -213,27 +214,4 @@ function summarize(details: {
   return ["Invalid input", ...details.formErrors, ...fields]
     .join("; ")
     .replace("Invalid input; ", "Invalid input: ");
-}
-
-/** Half of a UTF-16 surrogate pair without its other half: not a character, and not valid UTF-8. */
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * The path of the first string no database stores as sent, and why; or null. PostgreSQL cannot
- * store NUL in text, and each driver replaces a lone surrogate its own way (SQLite kept three
- * U+FFFD, PostgreSQL one), so both are refused on every surface alike.
- */
-function findUnstorableText(value: unknown, path = "", depth = 0): { path: string; message: string } | null {
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) return { path, message: "Text may not contain NUL characters" };
-    if (loneSurrogate.test(value)) return { path, message: "Text may not contain unpaired surrogates" };
-    return null;
-  }
-  if (typeof value !== "object" || value === null || depth > 32) return null;
-  if (isByteSource(value)) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const found = findUnstorableText(item, path === "" ? key : `${path}.${key}`, depth + 1);
-    if (found !== null) return found;
-  }
-  return null;
 }

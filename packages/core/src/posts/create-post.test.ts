@@ -307,6 +307,47 @@ describe("text the database cannot store", () => {
     expect(nested).toBe("VALIDATION_ERROR");
     expect((await engine.posts.list({})).posts).toEqual([]);
   });
+
+  it("answers 400 on body for NUL or half a surrogate pair escaped inside an editor document", async () => {
+    // JSON.stringify writes NUL and a lone surrogate as escapes, so the body string is clean and
+    // only the document it holds is not. NUL answered 500 on PostgreSQL, and a lone surrogate was
+    // stored differently on each database.
+    const doc = (text: string, href = "https://example.com/") =>
+      JSON.stringify({
+        type: "doc",
+        content: [
+          {
+            type: "paragraph",
+            content: [{ type: "text", text, marks: [{ type: "link", attrs: { href } }] }],
+          },
+        ],
+      });
+    const bodies = [
+      doc("a\u0000b"),
+      doc("a", "https://example.com/\u0000"),
+      doc("a\ud800b"),
+      doc("a\uDC00"),
+      JSON.stringify({ type: "doc", content: [{ type: "image", attrs: { src: "/i.png", alt: "\ud83d" } }] }),
+      JSON.stringify({ type: "doc", content: [{ type: "x\u0000", content: [{ type: "text", text: "t" }] }] }),
+    ];
+    for (const body of bodies) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what must be absent
+      expect(body).not.toMatch(/[\u0000\ud800-\udfff]/);
+      const err = await engine.posts.create({ format: "note", body }).catch((e) => e);
+      expect(err.code, body).toBe("VALIDATION_ERROR");
+      expect(err.details.fieldErrors, body).toHaveProperty("body");
+    }
+    const root = await engine.posts.create({ format: "note", title: "Kept" });
+    const edit = await engine.posts.update({ id: root.id, body: bodies[0] }).catch((e) => e.code);
+    expect(edit).toBe("VALIDATION_ERROR");
+    expect((await engine.posts.list({})).posts.map((post) => post.id)).toEqual([root.id]);
+    // Escaped pairs and an escaped backslash before "u0000" are text like any other.
+    const fine = await engine.posts.create({
+      format: "note",
+      body: '{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"\\ud83d\\ude00 \\\\u0000"}]}]}',
+    });
+    expect(fine.bodyText).toBe("😀 \\u0000");
+  });
 });
 
 describe.skipIf(testDatabaseKind() !== "postgres")("a plain root on PostgreSQL: one statement", () => {

@@ -1,4 +1,5 @@
 import { invalidField } from "../errors.js";
+import { findUnstorableText } from "../shared/storable-text.js";
 
 /** A mark on an inline node of a ProseMirror/TipTap document. */
 export interface DocMark {
@@ -29,8 +30,19 @@ export function readEditorDoc(body: string): DocNode {
   if (!isRecord(value) || value.type !== "doc") {
     throw invalidField("body", 'must be an editor document whose top node has type "doc"');
   }
-  return readNode(value, 0);
+  const doc = readNode(value, 0);
+  // The body string itself was checked like every input; an escape inside it (`\u0000`, half of
+  // a surrogate pair) can still put into the document text no database stores as sent (NUL
+  // answered 500 on PostgreSQL). Only a body holding such an escape is walked.
+  if (riskyEscape.test(body)) {
+    const found = findUnstorableText(value, { maxDepth: 4 * maxNesting });
+    if (found !== null) throw invalidField("body", found.message);
+  }
+  return doc;
 }
+
+/** `\u0000` or `\uD800`–`\uDFFF`, the JSON escapes that can make unstorable text. */
+const riskyEscape = /\\u(?:0000|[dD][89a-fA-F])/;
 
 function readNode(value: unknown, depth: number): DocNode {
   if (depth > maxNesting) throw unreadable("is nested too deeply");

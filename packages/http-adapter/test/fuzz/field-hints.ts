@@ -129,6 +129,10 @@ const editorDocs = [
   '{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text"}]}]}',
   '{"type":"doc","content":[{"type":"image","attrs":{"src":"x","alt":null}}]}',
   `{"type":"doc","content":${'[{"type":"blockquote","content":'.repeat(12)}[]${"}]".repeat(12)}}`,
+  // Escapes of text no database stores (500 on PostgreSQL before), and an escaped pair that is fine.
+  '{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"a\\u0000b"}]}]}',
+  '{"type":"doc","content":[{"type":"image","attrs":{"src":"/i.png","alt":"\\ud800"}}]}',
+  '{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"\\ud83d\\ude00"}]}]}',
   "[]",
   "not json",
 ];
