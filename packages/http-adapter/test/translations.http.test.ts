@@ -224,6 +224,11 @@ describe("GET /api/posts/:id/translations/candidates", () => {
       "VALIDATION_ERROR",
     );
     expect(await candidates(en.id, `q=${"x".repeat(200)}`)).toEqual([]);
+    // The same rules and words as search's q: 200 characters as sent, then not blank.
+    const blank = await s.call("GET", `/api/posts/${en.id}/translations/candidates?q=%20%20`);
+    expect(blank.body.error).toBe("Invalid input: q: Expected a non-blank query");
+    const long = await s.call("GET", `/api/posts/${en.id}/translations/candidates?q=${"x".repeat(200)}%20`);
+    expect(long.body.error).toBe("Invalid input: q: Expected at most 200 characters");
   });
 });
 

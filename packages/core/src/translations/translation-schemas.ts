@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { queryText } from "../search/search-schemas.js";
 import { limitParam } from "../shared/list-params.js";
 import { typeId } from "../shared/type-id.js";
 
@@ -11,7 +12,7 @@ export const linkTranslationInput = z.object({ id: typeId("pst"), postId: typeId
 /** Input of `translations.candidates`. @see spec § Limits (translation candidates) */
 export const translationCandidatesInput = z.object({
   id: typeId("pst"),
-  q: z.string().trim().min(1).max(200),
+  q: queryText,
   limit: limitParam({ max: 20, default: 8 }),
 });
 
