@@ -15,26 +15,35 @@ export function isValidSlug(slug: string): boolean {
  * (removed).
  */
 const plainAscii = /^[\x20-\x25\x28-\x5b\x5d\x5f\x61-\x7e]*$/;
-/** Where slugify's decamelize would part words: an upper-case letter after another, a lower-case letter or a digit. */
-const camelCase = /[A-Z]{2}|[a-z0-9][A-Z]/;
 
 /**
- * The library's slug, computed directly for {@link plainAscii} text without camel case (what titles
- * mostly are): lower-cased, every run of other characters one hyphen, none at either end. The
- * library builds its replacement map and runs about a dozen whole-string passes per call (about
- * 4 µs for a bench:write title, against 0.4 µs here); `slug.test.ts` checks the two agree.
+ * The library's slug, computed directly for {@link plainAscii} text (what titles mostly are):
+ * lower-cased, every run of other characters one hyphen, none at either end. The library builds
+ * its replacement map and runs about a dozen whole-string passes per call (about 4 µs for a
+ * bench:write title, against 0.4 µs here); `slug.test.ts` checks the two agree.
  */
 function slugifyPlain(text: string): string | undefined {
-  if (!plainAscii.test(text) || camelCase.test(text)) return undefined;
+  if (!plainAscii.test(text)) return undefined;
   return text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 }
 
-/** A slug-shaped form of any text (transliterated, lowercase, hyphenated); may be empty. */
+/**
+ * The library's options: words are not parted at capitals (its default would make "GitHub
+ * Actions" `git-hub-actions` and "PostgreSQL" `postgre-sql`, where WordPress and Ghost write
+ * `github-actions`).
+ */
+export const slugifyOptions = { decamelize: false } as const;
+
+/**
+ * A slug-shaped form of any text (transliterated, lowercase, hyphenated); may be empty. Text is
+ * folded to its compatibility form first (NFKC), so full-width letters, ligatures and digraphs
+ * (`ＡＢＣ`, `ﬀ`, `ǅ`) become the letters the transliteration knows rather than nothing.
+ */
 export function slugify(text: string, maxLength = generatedSlugLength): string {
-  const slug = slugifyPlain(text) ?? slugifyText(text);
+  const slug = slugifyPlain(text) ?? slugifyText(text.normalize("NFKC"), slugifyOptions);
   if (slug.length <= maxLength) return slug;
   const cut = slug.slice(0, maxLength);
   const lastHyphen = cut.lastIndexOf("-");
