@@ -152,6 +152,18 @@ describe("Thread lists by collection (spec § Threads rules 4 and 6)", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ threads: [], nextCursor: null });
     }
+    // The list is empty, yet its cursor is read as on any list: an unreadable one, or an ID, is 400
+    // (one unknown collection answered an empty 200 before), and a collection's own cursor reads.
+    const collectionCursor = (await site.call("GET", "/api/threads?collection=c&limit=1")).body.nextCursor;
+    for (const base of ["/api/threads", "/api/public/threads"]) {
+      for (const cursor of ["garbage!", s.early.id, await cursorOf("/api/threads?sort=published")]) {
+        const res = await site.call("GET", `${base}?collection=nope&cursor=${cursor}`);
+        expectError(res, 400, "VALIDATION_ERROR", `${base} ${cursor}`);
+        expect(res.body.details.fieldErrors).toHaveProperty("cursor");
+      }
+      const read = await site.call("GET", `${base}?collection=nope&cursor=${collectionCursor}`);
+      expect(read.body).toEqual({ threads: [], nextCursor: null });
+    }
     const draft = await post({
       title: "draft",
       status: "draft",

@@ -156,6 +156,9 @@ describe("GET /api/posts", () => {
     expect(third.body.nextCursor).toBeNull();
     expect((await site.call("GET", "/api/posts?limit=500")).body.posts).toHaveLength(5);
     expect((await site.call("GET", "/api/posts?limit=-3")).body.posts).toHaveLength(1);
+    // Whole numbers past JavaScript's safe integers are clamped too (they were 400).
+    expect((await site.call("GET", "/api/posts?limit=100000000000000000000")).body.posts).toHaveLength(5);
+    expect((await site.call("GET", "/api/posts?limit=-9007199254740993")).body.posts).toHaveLength(1);
     for (const query of [
       "limit=ten",
       "status=all",

@@ -75,6 +75,15 @@ describe("POST /api/upload (one-shot)", () => {
     });
     expect(response.body.posterUrl).toMatch(/\/_poster\.webp$/);
     expect((await site.download(response.body.posterUrl)).headers.get("content-type")).toBe("image/webp");
+    // The spec types the field as an integer: a fractional duration is refused, nothing stored.
+    const stored = await site.storedKeys();
+    const fractional = await upload([
+      { name: "file", filename: "clip.mp4", type: "video/mp4", data: mp4File(KiB) },
+      { name: "durationSeconds", value: "1.5" },
+    ]);
+    expect(fractional.status).toBe(400);
+    expect(fractional.body.details.fieldErrors).toHaveProperty("durationSeconds");
+    expect(await site.storedKeys()).toEqual(stored);
   });
 
   it("keeps file names beyond Latin-1 as browsers send them (raw UTF-8 in the part header)", async () => {

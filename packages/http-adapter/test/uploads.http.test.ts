@@ -279,13 +279,13 @@ describe("relay transport, end to end on local storage", () => {
     expect(given).toMatchObject({ width: 64, height: 48 });
     const audio = await relayUpload(mp4File(), "audio/mp4", "song.m4a", {
       waveform: "0,1,2",
-      durationSeconds: 12.5,
+      durationSeconds: 12,
     });
     expect(audio).toMatchObject({
       mediaKind: "audio",
       width: null,
       waveform: "0,1,2",
-      durationSeconds: 12.5,
+      durationSeconds: 12,
     });
     const { id, transport } = await init({ filename: "p.png", contentType: "image/png", size: 2048 });
     await site.send("PUT", transport.url, pngFile(1, 1));
@@ -293,6 +293,7 @@ describe("relay transport, end to end on local storage", () => {
       { width: 0 },
       { height: -3 },
       { width: 1.5 },
+      { durationSeconds: 12.5 },
       { blurhash: "b".repeat(201) },
       { waveform: "w".repeat(2001) },
       { summary: "s".repeat(501) },

@@ -6,13 +6,19 @@ import * as z from "zod";
  */
 export function limitParam(options: { min?: number; max: number; default: number }) {
   const min = options.min ?? 1;
-  return z
-    .number()
-    .int()
-    .optional()
-    .transform((value) =>
-      value === undefined ? options.default : Math.min(options.max, Math.max(min, value)),
-    );
+  return (
+    z
+      .number()
+      // Any whole number, not only a safe integer (`int()`): 1e20 is clamped like 500, not refused.
+      .refine((value) => Number.isInteger(value), {
+        error: (issue) => `Expected an integer, received number ${String(issue.input)}`,
+      })
+      .meta({ type: "integer" })
+      .optional()
+      .transform((value) =>
+        value === undefined ? options.default : Math.min(options.max, Math.max(min, value)),
+      )
+  );
 }
 
 /** The `content` read option: `markdown` returns bodyMarkdown in place of the rendered fields. */

@@ -51,7 +51,12 @@ export async function listRoots(
   columns: ReadColumns = "all",
 ): Promise<RootPage> {
   const order = await segmentsOf(db, query);
-  if (!order) return { roots: [], nextCursor: null };
+  if (!order) {
+    // The one named collection does not exist, so the list is empty; a cursor is still read, as
+    // on every list (an unreadable one is 400, not an empty page).
+    if (page.cursor) checkUnknownCollectionCursor(page.cursor, query.filter);
+    return { roots: [], nextCursor: null };
+  }
   const start = page.cursor ? cursorStart(page.cursor, order) : undefined;
   const first = start?.segment ?? 0;
   // Where statements are round trips, the segments left are read at once (see `readQuery`).
@@ -105,6 +110,23 @@ function cursorStart(cursor: string, order: Segment[]): CursorStart {
     return { segment, keys: checkKeys(order[segment] as Segment, values) };
   }
   return readCursor(cursor, order);
+}
+
+/** Refuses a cursor that no order a collection may have (its `sortOrder`) can read. */
+function checkUnknownCollectionCursor(cursor: string, filter: ThreadFilter): void {
+  let refusal: unknown;
+  for (const sortOrder of new Set(Object.values(collectionOrders))) {
+    try {
+      cursorStart(
+        cursor,
+        collectionSegmentsFor(sortOrder, filter.status, { slugs: filter.collections ?? [] }),
+      );
+      return;
+    } catch (error) {
+      refusal ??= error;
+    }
+  }
+  throw refusal;
 }
 
 /** What one read is built from; values are real ones or a compiled statement's placeholders. */
