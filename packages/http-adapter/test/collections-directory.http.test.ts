@@ -148,10 +148,38 @@ describe("directory items", () => {
     expect(await names(labels)).toEqual(["b", "d", "a", "c"]);
     await move(c.id as string, { after: null, before: null });
     expect(await names(labels)).toEqual(["b", "d", "a", "c"]);
+    // With items between `after` and `before`: right after `after`. The key between the two was
+    // a's, stored twice (the directory has no unique index), and the next move then answered 500.
+    expect((await move(c.id as string, { after: b.id, before: a.id })).status).toBe(200);
+    expect(await names(labels)).toEqual(["b", "c", "d", "a"]);
+    expect(new Set((await directory()).map((entry) => entry.position)).size).toBe(4);
+    await move(c.id as string, {});
+    expect(await names(labels)).toEqual(["b", "d", "a", "c"]);
     // Many moves into one gap never need renumbering: only the moved item's key changes.
     for (let i = 0; i < 30; i++) await move((i % 2 === 0 ? a.id : d.id) as string, { after: b.id });
     expect(await names(labels)).toEqual(["b", "d", "a", "c"]);
     const positions = (await directory()).map((entry) => entry.position as string);
+    expect([...positions].sort()).toEqual(positions);
+  });
+
+  it("moves among items that share one key (as an earlier release could store them) by spreading every key", async () => {
+    const [a, b, c] = [
+      await item({ type: "divider", label: "a" }),
+      await item({ type: "divider", label: "b" }),
+      await item({ type: "divider", label: "c" }),
+    ];
+    await site.engine.context.db
+      .updateTable("directory_items")
+      .set({ position: a.position as string })
+      .where("id", "=", b.id as string)
+      .execute();
+    // No key lies between a's and b's: the move answered 500.
+    const moved = await move(c.id as string, { after: a.id });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const labels = {};
+    expect((await names(labels))[1]).toBe("c");
+    const positions = (await directory()).map((entry) => entry.position as string);
+    expect(new Set(positions).size).toBe(3);
     expect([...positions].sort()).toEqual(positions);
   });
 

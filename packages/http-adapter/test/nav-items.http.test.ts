@@ -245,6 +245,12 @@ describe("PUT /api/nav-items/:id/move and DELETE", () => {
       "NOT_FOUND",
     );
     expect(await labels()).toEqual(["a", "b", "c", "d"]);
+    // `after` and `before` with items between them (a list that changed since the client read it):
+    // right after `after`, still before `before`. The key between the two was b's: 500 before.
+    const between = await move(d, { after: a.id, before: c.id });
+    expect(between.status, JSON.stringify(between.body)).toBe(200);
+    expect(await labels()).toEqual(["a", "d", "b", "c"]);
+    await move(d, {});
 
     expect((await site.call("DELETE", `/api/nav-items/${b.id}`)).body).toEqual({ success: true });
     expectError(await site.call("DELETE", `/api/nav-items/${b.id}`), 404, "NOT_FOUND");

@@ -17,8 +17,7 @@ import {
   linkLabel,
   loadDirectory,
   lockDirectory,
-  placeBetween,
-  positionBetween,
+  placeAt,
   type StoredDirectoryItem,
   writeSpread,
 } from "./directory.js";
@@ -117,7 +116,7 @@ export const updateDirectoryItem = defineOperation({
  * should precede): `before` alone places it right before that item (the start when that is the
  * first), `after` alone right after (the end when that is the last), neither appends. Only the
  * moved item's key changes (a fresh fractional key between its new neighbours), unless that key
- * would be too long: then every item's key is spread afresh (`placeBetween`). `id` may also be
+ * would be too long: then every item's key is spread afresh (`placeAt`). `id` may also be
  * a collection or smart collection ID: one without an item gets one at that place. An unknown item
  * to move is 404; an unknown or self `after`/`before`, or an `after` not before `before`, is 400.
  * @see spec § PUT /api/collections/directory-items/:id/move
@@ -149,23 +148,16 @@ export const moveDirectoryItem = defineOperation({
       };
       const afterIndex = anchor("after");
       const beforeIndex = anchor("before");
-      let low: StoredDirectoryItem | undefined;
-      let high: StoredDirectoryItem | undefined;
+      let at: number;
       if (afterIndex !== undefined && beforeIndex !== undefined) {
         if (afterIndex >= beforeIndex) throw invalidField("after", "`after` must come before `before`");
-        low = others[afterIndex];
-        high = others[beforeIndex];
-      } else if (afterIndex !== undefined) {
-        low = others[afterIndex];
-        high = others[afterIndex + 1];
-      } else if (beforeIndex !== undefined) {
-        low = others[beforeIndex - 1];
-        high = others[beforeIndex];
-      } else {
-        low = others.at(-1);
-      }
-      const between = positionBetween(low?.position ?? null, high?.position ?? null);
-      const { position, spread } = placeBetween(others, moved.id, between);
+        // Right after `after` (still before `before`) when items lie between them: the key between
+        // the two themselves would be one of theirs.
+        at = afterIndex + 1;
+      } else if (afterIndex !== undefined) at = afterIndex + 1;
+      else if (beforeIndex !== undefined) at = beforeIndex;
+      else at = others.length;
+      const { position, spread } = placeAt(others, moved.id, at);
       if (spread) await writeSpread(trx, "directory_items", spread, moved.id);
       if (moved.existing) {
         await trx

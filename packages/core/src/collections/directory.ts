@@ -60,19 +60,26 @@ export function positionBetween(before: string | null, after: string | null): st
 export const maxPositionLength = 32;
 
 /**
- * Where a moved item goes in an ordered list: `position`, the key between its new neighbours, as
- * it is when it fits in {@link maxPositionLength}; otherwise the whole list, the item at the place
- * that key named, is given fresh, evenly spread keys (`spread`, by ID, the moved item's included),
- * a few characters each. `others` are the other items in order. Hold the list's lock.
+ * Where a moved item goes in an ordered list: at index `at` of `others` (the other items in order;
+ * `others.length` is the end), with `position`, a fresh key between its new neighbours, when that
+ * fits in {@link maxPositionLength}. Otherwise the whole list, the item at that place, is given
+ * fresh, evenly spread keys (`spread`, by ID, the moved item's included), a few characters each;
+ * so too when the neighbours' keys are not in order (two directory items could share one key
+ * before 2026-11-29, when a move between two items that were not neighbours took a third one's
+ * key; the directory has no unique index on it). Hold the list's lock.
  * @see docs/navigation.md § Order
  */
-export function placeBetween(
+export function placeAt(
   others: readonly { id: string; position: string }[],
   movedId: string,
-  position: string,
+  at: number,
 ): { position: string; spread?: Map<string, string> } {
-  if (position.length <= maxPositionLength) return { position };
-  const at = others.filter((item) => item.position < position).length;
+  const low = others[at - 1]?.position ?? null;
+  const high = others[at]?.position ?? null;
+  if (low === null || high === null || low < high) {
+    const position = positionBetween(low, high);
+    if (position.length <= maxPositionLength) return { position };
+  }
   const order = [
     ...others.slice(0, at).map((item) => item.id),
     movedId,
@@ -84,7 +91,7 @@ export function placeBetween(
 }
 
 /**
- * Writes the spread keys of {@link placeBetween} to every item but `movedId` (its caller writes
+ * Writes the spread keys of {@link placeAt} to every item but `movedId` (its caller writes
  * that one, after this): first a temporary key of its own to each, the moved item's included (`~`
  * and the ID, after every real key), then the new one, so no two rows hold one key at any moment
  * (nav_items' index is unique).

@@ -1,4 +1,4 @@
-import { placeBetween, positionBetween, writeSpread } from "../collections/directory.js";
+import { placeAt, writeSpread } from "../collections/directory.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { navItemOutput } from "./nav-output.js";
@@ -8,10 +8,11 @@ import { type NavItem, type StoredNavItem, toNavItem } from "./nav-view.js";
 
 /**
  * Moves an item between two neighbours: after `after` (and before the item that follows it), before
- * `before` (and after the one that precedes it), or between both (`after` must come before
+ * `before` (and after the one that precedes it), or after `after` when both are given (`after` must
+ * come before `before`; with items between them, it goes right after `after`, still before
  * `before`); neither, or both null, moves it to the end. A neighbour is another existing item
  * (400 otherwise). The nav lock is held while the new key is computed; a key grown too long
- * respreads every item's key (`placeBetween`).
+ * respreads every item's key (`placeAt`).
  * @see spec § PUT /api/nav-items/:id/move, docs/navigation.md § Order
  */
 export const moveNavItem = defineOperation({
@@ -27,8 +28,8 @@ export const moveNavItem = defineOperation({
       await lockNav({ db: trx, dialect: ctx.dialect });
       const moving = await lockNavItem({ db: trx, dialect: ctx.dialect }, input.id);
       const others = (await loadNavRows(trx)).filter((row) => row.id !== moving.id);
-      const between = positionFor(others, input.after ?? null, input.before ?? null);
-      const { position, spread } = placeBetween(others, moving.id, between);
+      const at = placeFor(others, input.after ?? null, input.before ?? null);
+      const { position, spread } = placeAt(others, moving.id, at);
       if (spread) await writeSpread(trx, "nav_items", spread, moving.id);
       await trx
         .updateTable("nav_items")
@@ -42,27 +43,21 @@ export const moveNavItem = defineOperation({
   },
 });
 
-/** A key for the place `after`/`before` name among `others` (the other items in order). */
-function positionFor(others: StoredNavItem[], after: string | null, before: string | null): string {
+/** The index among `others` (the other items in order) that `after`/`before` name. */
+function placeFor(others: StoredNavItem[], after: string | null, before: string | null): number {
   const indexOf = (id: string, field: "after" | "before") => {
     const index = others.findIndex((row) => row.id === id);
     if (index < 0) throw invalidField(field, `No other nav item ${id}`);
     return index;
   };
-  const keyAt = (index: number) => others[index]?.position ?? null;
   if (after !== null && before !== null) {
     const left = indexOf(after, "after");
-    const right = indexOf(before, "before");
-    if (left >= right) throw invalidField("before", "`after` must come before `before`");
-    return positionBetween(keyAt(left), keyAt(right));
+    if (left >= indexOf(before, "before")) throw invalidField("before", "`after` must come before `before`");
+    // Items between the two (a list changed since the client read it) keep their place: the key
+    // between `after` and `before` themselves would be one of theirs (500 from the unique index).
+    return left + 1;
   }
-  if (after !== null) {
-    const left = indexOf(after, "after");
-    return positionBetween(keyAt(left), keyAt(left + 1));
-  }
-  if (before !== null) {
-    const right = indexOf(before, "before");
-    return positionBetween(keyAt(right - 1), keyAt(right));
-  }
-  return positionBetween(keyAt(others.length - 1), null);
+  if (after !== null) return indexOf(after, "after") + 1;
+  if (before !== null) return indexOf(before, "before");
+  return others.length;
 }
