@@ -53,6 +53,13 @@ interface Run {
   one<T>(values: readonly T[]): T;
 }
 
+/** A move's body: `after`, `before`, or both (which need not be neighbours: 500 once). */
+function neighbours(chance: (p: number) => boolean, pick: () => string | null) {
+  if (chance(0.4)) return { after: pick() };
+  if (chance(0.6)) return { before: pick() };
+  return { after: pick(), before: pick() };
+}
+
 /** The writes, by the operation they are mostly aimed at. */
 const writes: Record<string, (run: Run) => Promise<void>> = {
   "posts.create": async ({ send, names, chance, one }) => {
@@ -171,7 +178,7 @@ const writes: Record<string, (run: Run) => Promise<void>> = {
       await send(
         "PUT",
         `/api/nav-items/${id}/move`,
-        chance(0.5) ? { after: names.pick("nav") } : { before: names.pick("nav") },
+        neighbours(chance, () => names.pick("nav")),
       );
   },
   "navItems.delete": async ({ send, names, chance }) => {
@@ -191,7 +198,7 @@ const writes: Record<string, (run: Run) => Promise<void>> = {
       await send(
         "PUT",
         `/api/collections/directory-items/${id}/move`,
-        chance(0.5) ? { after: names.pick("directory") } : { before: names.pick("directory") },
+        neighbours(chance, () => names.pick("directory")),
       );
   },
   "directoryItems.delete": async ({ send, names, chance }) => {
