@@ -103,7 +103,11 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     }
     const match = router.match(request.method, path);
     if (!match) {
-      const allowed = router.allowedMethods(path);
+      // A closed surface answers 404 for every method, as if absent: a 405 would name its methods.
+      const allowed = router.allowedMethods(
+        path,
+        (route) => !isClosed(engine.operations.get(route.operation)?.access, route.path, settings),
+      );
       if (allowed.length > 0) return methodNotAllowed(allowed);
       return errorOf("NOT_FOUND", `No route for ${request.method} ${url.pathname}`);
     }
@@ -173,14 +177,9 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     settings: SiteSettings,
     routePath?: string,
   ): Promise<Caller> {
-    if (access === "public") {
-      const gated =
-        routePath === undefined || !publicApiIndependent.some((base) => routePath.startsWith(base));
-      if (gated && !settings.publicApiEnabled) throw new EngineError("NOT_FOUND", "Not found");
-      return publicCaller;
-    }
+    if (isClosed(access, routePath, settings)) throw new EngineError("NOT_FOUND", "Not found");
+    if (access === "public") return publicCaller;
     if (access === "internal") {
-      if (!options.internalAdminToken) throw new EngineError("NOT_FOUND", "Not found");
       if (!isInternalAdmin(request, options))
         throw new EngineError("UNAUTHORIZED", "Internal admin token required");
       return internalCaller;
@@ -188,6 +187,21 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const owner = await resolveOwner(engine, request, options);
     if (!owner) throw new EngineError("UNAUTHORIZED", "Authentication required");
     return owner;
+  }
+
+  /**
+   * Whether a route of this access is absent here: an internal one without INTERNAL_ADMIN_TOKEN
+   * (spec § Authentication rule 4), a public one while PUBLIC_API_ENABLED is false (but those that
+   * setting does not close).
+   */
+  function isClosed(
+    access: Access | undefined,
+    routePath: string | undefined,
+    settings: SiteSettings,
+  ): boolean {
+    if (access === "internal") return !options.internalAdminToken;
+    if (access !== "public" || settings.publicApiEnabled) return false;
+    return routePath === undefined || !publicApiIndependent.some((base) => routePath.startsWith(base));
   }
 
   return async (request) => {

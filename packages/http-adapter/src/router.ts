@@ -61,12 +61,15 @@ export function createRouter(routes: readonly Route[]) {
       }
       return null;
     },
-    /** The methods some route has for this path (empty for an unknown path), for a 405's `Allow`. */
-    allowedMethods(path: string): string[] {
+    /**
+     * The methods some route `open` accepts has for this path (empty for an unknown path), for a
+     * 405's `Allow`.
+     */
+    allowedMethods(path: string, open: (route: Route) => boolean = () => true): string[] {
       const parts = path.split("/").filter(Boolean);
       const methods = new Set<string>();
       for (const route of compiled) {
-        if (!matchSegments(route.segments, parts)) continue;
+        if (!matchSegments(route.segments, parts) || !open(route)) continue;
         methods.add(route.method);
         if (route.method === "GET") methods.add("HEAD");
       }

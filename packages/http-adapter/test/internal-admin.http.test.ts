@@ -30,6 +30,32 @@ describe("/api/internal/* without INTERNAL_ADMIN_TOKEN", () => {
     }
     expect(await site.engine.context.db.selectFrom("api_tokens").selectAll().execute()).toEqual([]);
   });
+
+  it("answers 404, not 405, to a method no route has: a 405's Allow would name the absent routes", async () => {
+    const site = await createTestSite();
+    for (const [method, path] of [
+      ["PUT", "/api/internal/tokens"],
+      ["GET", "/api/internal/search/reindex"],
+      ["GET", "/api/internal/uploads/cleanup"],
+    ] as const) {
+      const response = await site.call(method, path, method === "PUT" ? {} : undefined, json);
+      expectError(response, 404, "NOT_FOUND", `${method} ${path}`);
+      expect(response.headers.get("allow")).toBeNull();
+    }
+    // The public surface closed by PUBLIC_API_ENABLED=false is absent the same way; the owner's is not.
+    await site.call("PUT", "/api/settings", { PUBLIC_API_ENABLED: "false" });
+    expectError(await site.call("DELETE", "/api/public/threads"), 404, "NOT_FOUND");
+    expect((await site.call("DELETE", "/api/threads")).status).toBe(405);
+  });
+});
+
+describe("/api/internal/* with INTERNAL_ADMIN_TOKEN", () => {
+  it("answers 405 to a method no route has, naming the ones it has", async () => {
+    const site = await createTestSite({ internalAdminToken: "admin-secret" });
+    const response = await site.call("GET", "/api/internal/search/reindex", undefined, admin);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toContain("POST");
+  });
 });
 
 describe("/api/internal/* with INTERNAL_ADMIN_TOKEN", () => {

@@ -35,7 +35,9 @@ export function createMcpHandler(engine: Engine, options: McpHandlerOptions = {}
   const maxBodyBytes = options.maxBodyBytes ?? maxMessageBytes(engine.context.config.uploadMaxBytes);
   return async (request, context) => {
     if (request.method !== "POST") {
-      return httpError(405, "Only POST is allowed on /api/mcp", { allow: "POST" });
+      return jsonResponse({ error: "Only POST is allowed on /api/mcp", code: "METHOD_NOT_ALLOWED" }, 405, {
+        allow: "POST",
+      });
     }
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && version !== mcpProtocolVersion) {

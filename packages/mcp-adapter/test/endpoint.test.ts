@@ -53,7 +53,7 @@ describe("POST /api/mcp: HTTP rules", () => {
       expect(response.status, method).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
       expect(response.headers.get("cache-control")).toBe("no-store");
-      expect(response.body.code).toBe("VALIDATION_ERROR");
+      expect(response.body.code).toBe("METHOD_NOT_ALLOWED");
     }
   });
 
