@@ -156,6 +156,45 @@ describe("bad input to a tool", () => {
   });
 });
 
+describe("post-returning tools", () => {
+  it("take content: markdown, the writes included (spec § MCP rule 4; create and update refused it)", async () => {
+    site = await createMcpSite();
+    const client = await site.client();
+    const post = async (name: string, args: Record<string, unknown>) => {
+      const result = await call(client, name, args);
+      expect(result.isError, JSON.stringify(result.structuredContent)).toBeUndefined();
+      return result.structuredContent as Record<string, unknown>;
+    };
+    const markdownView = (answer: Record<string, unknown>) => {
+      expect(answer.bodyMarkdown).toBe("Some *text*.");
+      for (const rendered of ["body", "bodyHtml", "bodyText"]) expect(answer).not.toHaveProperty(rendered);
+    };
+    const plain = await post("site_posts_create", {
+      format: "note",
+      bodyMarkdown: "Some *text*.",
+      content: "markdown",
+    });
+    markdownView(plain);
+    // A reply is written step by step and read back: the same answer.
+    markdownView(
+      await post("site_posts_create", {
+        format: "note",
+        bodyMarkdown: "Some *text*.",
+        replyToId: plain.id,
+        content: "markdown",
+      }),
+    );
+    const edited = await post("site_posts_update", { id: plain.id, title: "Titled", content: "markdown" });
+    markdownView(edited);
+    expect(edited.title).toBe("Titled");
+    // Without it, the rendered fields as before.
+    const rendered = await post("site_posts_update", { id: plain.id, rating: 3 });
+    expect(rendered.bodyHtml).toBe("<p>Some <em>text</em>.</p>");
+    expect(rendered).not.toHaveProperty("bodyMarkdown");
+    await expectValidationError(client, "site_posts_create", { format: "note", content: "html" }, "content");
+  });
+});
+
 describe("site_media_upload", () => {
   const png = Uint8Array.from([
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 4, 0, 0, 0,

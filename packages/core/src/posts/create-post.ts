@@ -1,6 +1,7 @@
 import { prepareAttachments } from "../attachments/save-attachments.js";
 import { deleteStoredKeys } from "../files/stored-objects.js";
 import { defineOperation } from "../operation.js";
+import { contentParam } from "../shared/list-params.js";
 import {
   claimPlainRoot,
   insertPost,
@@ -26,7 +27,9 @@ export const createPost = defineOperation({
   id: "posts.create",
   access: "owner",
   description: "Creates a post: a Thread root, or a reply when replyToId is set.",
-  input: createPostInput,
+  // `content: markdown` answers with bodyMarkdown in place of the rendered fields (spec § MCP rule
+  // 4: post-returning tools take it); not an item field of a bulk create.
+  input: createPostInput.extend({ content: contentParam }),
   output: postOutput,
   run: async (ctx, input) => {
     const plan = await planCreate(ctx, input);
@@ -42,7 +45,7 @@ export const createPost = defineOperation({
             await writeNewRows(trxCtx, [built]);
             return built;
           }));
-        return plainRootView(ctx, rows);
+        return plainRootView(ctx, rows, input.content);
       }
       return await ctx.db.transaction().execute(async (trx) => {
         const trxCtx = { ...ctx, db: trx };
@@ -50,7 +53,7 @@ export const createPost = defineOperation({
         // Read before the commit: after it, another writer could delete the Thread first. A new
         // post's attachments are the ones this create attached.
         return readPost(trxCtx, id, {
-          content: undefined,
+          content: input.content,
           withPosition: false,
           withoutAttachments: prepared.length === 0,
         });

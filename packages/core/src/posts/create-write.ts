@@ -369,7 +369,11 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
  * The editing view of a plain root just written, from its row in memory: what `readPost` would
  * read back (a root alone in its Thread, no attachments or collections, position 1).
  */
-export function plainRootView(ctx: EngineContext, rows: NewPostRows): PostView {
+export function plainRootView(
+  ctx: EngineContext,
+  rows: NewPostRows,
+  content?: "markdown" | undefined,
+): PostView {
   const post = rows.post as Selectable<PostsTable> & PlainRootColumns;
   // Every column named, not `{ ...post, ...more }`: V8 copies a 31-key object and then adds eleven
   // keys one by one at about 25 µs a call, more than the rest of the view (measured on Node 20).
@@ -416,7 +420,7 @@ export function plainRootView(ctx: EngineContext, rows: NewPostRows): PostView {
     root_last_activity_at: post.last_activity_at,
     root_thread_updated_at: post.thread_updated_at,
   };
-  return toPostView(ctx, row, []);
+  return toPostView(ctx, row, [], { content });
 }
 
 /**

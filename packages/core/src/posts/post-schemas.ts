@@ -104,6 +104,8 @@ export const updatePostInput = z.object({
   id: typeId("pst"),
   format: postFormat.optional(),
   ...postFields,
+  /** `markdown`: the answer carries bodyMarkdown in place of the rendered fields. */
+  content: contentParam,
 });
 
 /** Parsed input of `posts.update`. */

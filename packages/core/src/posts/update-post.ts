@@ -64,7 +64,7 @@ export const updatePost = defineOperation({
         // Read before the commit: after it, another writer could delete the post first.
         return {
           removedKeys,
-          view: await readPost(trxCtx, input.id, { content: undefined, withPosition: false }),
+          view: await readPost(trxCtx, input.id, { content: input.content, withPosition: false }),
         };
       });
     } catch (err) {
