@@ -135,6 +135,27 @@ describe("target items", () => {
       ["", "About", "/about"],
       ["Pictures", "Pictures", "/images"],
     ]);
+
+    // Address moves: a collection or a page with custom URLs lives at the oldest (the collection's
+    // item kept /images before).
+    for (const [targetType, targetId, path] of [
+      ["collection", col.id, "/c/images"],
+      ["post", page.id, "/pages/about"],
+    ] as const) {
+      const custom = await site.call("POST", "/api/custom-urls", { path, targetType, targetId });
+      expect(custom.status, JSON.stringify(custom.body)).toBe(201);
+    }
+    await site.call("POST", "/api/custom-urls", {
+      path: "/c/later",
+      targetType: "collection",
+      targetId: col.id,
+    });
+    expect((await navItems()).map((item) => item.url)).toEqual([
+      "/c/images",
+      "/bookmarks",
+      "/pages/about",
+      "/c/images",
+    ]);
   });
 
   it("uses the site's path prefix in addresses", async () => {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { oldestAliasesOf } from "../custom-urls/aliases.js";
 import type { Dialect } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import { notFound } from "../errors.js";
@@ -46,9 +47,9 @@ export interface ResolvedNavRow {
 }
 
 /**
- * Every item with its target's current title and address, in ONE query (left joins on the
- * collection, smart collection and post, and the post's root for its visibility), in navigation
- * order. A target item is shown while its target exists; a page while its post is also published
+ * Every item with its target's current title and address, in one query (left joins on the
+ * collection, smart collection and post, and the post's root for its visibility; a second one for
+ * the custom URLs of listed collections), in navigation order. A target item is shown while its target exists; a page while its post is also published
  * and not private. @see docs/navigation.md § Targets
  */
 export async function resolveNavRows(db: Kysely<Database>, ids?: string[]): Promise<ResolvedNavRow[]> {
@@ -72,6 +73,10 @@ export async function resolveNavRows(db: Kysely<Database>, ids?: string[]): Prom
     ]);
   if (ids) query = query.where("n.id", "in", ids);
   const rows = await query.execute();
+  // A collection with custom URLs lives at the oldest (spec § Custom URL): one more query, made only
+  // when a collection item is listed.
+  const collectionIds = rows.flatMap((row) => (row.collection_id === null ? [] : [row.collection_id]));
+  const aliases = await oldestAliasesOf(db, { targetType: "collection", targetIds: collectionIds });
   return rows
     .map(({ collection_title, collection_slug, smart_title, smart_slug, ...rest }) => {
       const { post_title, post_slug, post_permalink, post_status, root_visibility, ...row } = rest;
@@ -79,7 +84,14 @@ export async function resolveNavRows(db: Kysely<Database>, ids?: string[]): Prom
         case "collection":
           return collection_slug === null || collection_title === null
             ? { row, target: undefined, shown: false }
-            : { row, target: { title: collection_title, path: `/${collection_slug}` }, shown: true };
+            : {
+                row,
+                target: {
+                  title: collection_title,
+                  path: aliases.get(row.collection_id as string) ?? `/${collection_slug}`,
+                },
+                shown: true,
+              };
         case "smart_collection":
           return smart_slug === null || smart_title === null
             ? { row, target: undefined, shown: false }
