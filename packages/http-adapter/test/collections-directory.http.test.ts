@@ -68,6 +68,11 @@ describe("directory items", () => {
     for (const url of ["https://example.com/x?y=1", "http://example.com", "mailto:me@example.com"]) {
       expect((await item({ type: "link", label: "x", url })).url).toBe(url);
     }
+    // 60 characters after trimming, an emoji one (31 emoji, or a short label after 195 spaces, were
+    // refused: UTF-16 units, and a cap before the trim).
+    expect((await item({ type: "divider", label: "😀".repeat(60) })).label).toBe("😀".repeat(60));
+    expect((await item({ type: "link", label: `${" ".repeat(195)}Short`, url: "/x" })).label).toBe("Short");
+    expect((await item({ type: "divider", label: " ".repeat(250) })).label).toBeNull();
 
     const refused: [Record<string, unknown>, string][] = [
       [{ type: "collection", collectionId: "col_01h2xcejqtf2nbrexx3vqjhp41" }, "type"],
@@ -75,6 +80,7 @@ describe("directory items", () => {
       [{ type: "widget" }, "type"],
       [{}, "type"],
       [{ type: "divider", label: "x".repeat(61) }, "label"],
+      [{ type: "divider", label: "😀".repeat(61) }, "label"],
       [{ type: "divider", label: 5 }, "label"],
       [{ type: "link", url: "/x" }, "label"],
       [{ type: "link", label: "   ", url: "/x" }, "label"],

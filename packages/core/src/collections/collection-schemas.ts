@@ -74,7 +74,12 @@ export const directoryUrl = z
     }
   }, "Expected a path starting with / or an absolute http:, https: or mailto: URL");
 
-const labelField = z.string().max(200);
+/**
+ * A directory label: trimmed, then at most 60 characters (zod counts code points, so an emoji is
+ * one). It was checked in UTF-16 units after a 200-unit cap on the untrimmed text: 31 emoji, or
+ * a short label after 195 spaces, were refused.
+ */
+const labelField = z.string().trim().max(maxLabelLength, `At most ${maxLabelLength} characters`);
 
 /**
  * Input of `directoryItems.create`: a divider or a link (collections and smart collections are

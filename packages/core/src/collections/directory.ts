@@ -3,7 +3,6 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import type { Database, DirectoryItemsTable } from "../db/schema.js";
 import { invalidField } from "../errors.js";
-import { maxLabelLength } from "./collection-schemas.js";
 
 /** A stored directory item. */
 export type StoredDirectoryItem = Selectable<DirectoryItemsTable>;
@@ -112,20 +111,16 @@ export async function writeSpread(
   }
 }
 
-/** A divider's label: trimmed, blank stored as null, at most 60 characters. */
+/** A divider's label (trimmed and at most 60 characters, by the input schema): blank is stored as null. */
 export function dividerLabel(label: string | null | undefined): string | null {
-  const trimmed = label?.trim() ?? "";
-  if (trimmed === "") return null;
-  if (trimmed.length > maxLabelLength) throw invalidField("label", `At most ${maxLabelLength} characters`);
-  return trimmed;
+  return label === undefined || label === null || label === "" ? null : label;
 }
 
-/** A link's label: 1 to 60 characters after trimming. */
+/** A link's label (trimmed and at most 60 characters, by the input schema): blank is refused. */
 export function linkLabel(label: string | null | undefined): string {
-  const trimmed = label?.trim() ?? "";
-  if (trimmed === "") throw invalidField("label", "A link needs a label");
-  if (trimmed.length > maxLabelLength) throw invalidField("label", `At most ${maxLabelLength} characters`);
-  return trimmed;
+  if (label === undefined || label === null || label === "")
+    throw invalidField("label", "A link needs a label");
+  return label;
 }
 
 /** Appends the directory item of a new collection (the directory lock taken here). */
