@@ -85,6 +85,23 @@ describe("PUT /api/posts/:id/language", () => {
     }
   });
 
+  it("moves updatedAt of every post it changes, and of none it leaves as it was (spec: last row write)", async () => {
+    const s = await site();
+    const root = await create(s, { title: "Root", language: "en" });
+    const reply = await create(s, { replyToId: root.id, bodyMarkdown: "one" });
+    const updatedAt = async (id: string) => (await s.call("GET", `/api/posts/${id}`)).body.updatedAt;
+    s.clock.advance(100);
+    expect((await s.call("PUT", `/api/posts/${reply.id}/language`, { language: "fr" })).status).toBe(200);
+    expect([await updatedAt(root.id), await updatedAt(reply.id)]).toEqual([1_700_000_100, 1_700_000_100]);
+    s.clock.advance(100);
+    expect((await s.call("PUT", `/api/posts/${root.id}/language`, { language: "fr" })).status).toBe(200);
+    expect([await updatedAt(root.id), await updatedAt(reply.id)]).toEqual([1_700_000_100, 1_700_000_100]);
+    // Through an edit of the root, its replies move too.
+    s.clock.advance(100);
+    expect((await s.call("PUT", `/api/posts/${root.id}`, { language: "de" })).status).toBe(200);
+    expect([await updatedAt(root.id), await updatedAt(reply.id)]).toEqual([1_700_000_300, 1_700_000_300]);
+  });
+
   it("answers 400 for a malformed or missing tag and 404 for an unknown post, changing nothing", async () => {
     const s = await site();
     const root = await create(s, { title: "Root", language: "en" });

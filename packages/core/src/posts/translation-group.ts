@@ -61,7 +61,7 @@ async function orConflict<T>(
  * language of a root in a group (a group's posts each have a language).
  */
 export async function applyThreadLanguage(
-  ctx: Pick<EngineContext, "db" | "dialect">,
+  ctx: Pick<EngineContext, "db" | "dialect" | "clock">,
   root: PostRow,
   language: string | null,
 ): Promise<void> {
@@ -74,8 +74,19 @@ export async function applyThreadLanguage(
       throw conflict(`Another post of this translation group is already in ${language}`);
     }
   }
+  // Each post whose language changes is edited: its updatedAt moves (spec § Post: "last row write,
+  // edits included"); one already in the language is not written.
   await orConflict(ctx, `Another post of this translation group is already in ${language}`, () =>
-    ctx.db.updateTable("posts").set({ language }).where("thread_id", "=", root.id).execute(),
+    ctx.db
+      .updateTable("posts")
+      .set({ language, updated_at: ctx.clock.now() })
+      .where("thread_id", "=", root.id)
+      .where((eb) =>
+        language === null
+          ? eb("language", "is not", null)
+          : eb.or([eb("language", "is", null), eb("language", "<>", language)]),
+      )
+      .execute(),
   );
 }
 
