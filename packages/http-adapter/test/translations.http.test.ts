@@ -43,8 +43,9 @@ describe("translation groups", () => {
     ]);
     expect(await versions(s, reply.id)).toEqual([de.id, fr.id]);
     expect(await versions(s, de.id)).toEqual([en.id, fr.id]);
-    // Linking two posts already in the same group changes nothing.
-    expect((await link(s, en.id, de.id)).status).toBe(200);
+    // Two posts already in one group: both sides have a group, 409 (spec § Translation group; 200
+    // before), and nothing changes.
+    expectError(await link(s, en.id, de.id), 409, "CONFLICT");
     expect(await versions(s, fr.id)).toEqual([de.id, en.id]);
   });
 
@@ -363,8 +364,9 @@ describe("GET /api/posts/:id/translations/resolve", () => {
     await link(s, it2.id, de2.id);
     // en's group has fr: another French root is taken.
     expect((await resolve(en.id, "/salut")).kind).toBe("language_taken");
-    // Both in groups.
+    // Both in groups, two or one (a link would be 409; the same group read "ok" before).
     expect(await resolve(en.id, "/ciao")).toMatchObject({ kind: "group_conflict", language: "it" });
+    expect(await resolve(en.id, "/bonjour")).toMatchObject({ kind: "group_conflict", language: "fr" });
     // fr3 has no group, but it2's group holds... Italian; a German post cannot join a group with German.
     expect(await resolve(fr3.id, "/ciao")).toMatchObject({ kind: "ok" });
     expect(await resolve(pathed.id, "/ciao")).toMatchObject({ kind: "group_language_taken", language: "de" });

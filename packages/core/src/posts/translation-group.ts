@@ -99,8 +99,8 @@ export interface LinkFields {
 /**
  * Links root `id` and root `postId` as translations of each other, applying spec § Translation
  * group: a side without a group joins the other's; two without one form a new group; two already
- * in groups, or two posts of one language, or a language the group holds: CONFLICT. Linking two
- * posts already in the same group changes nothing. Runs in the caller's transaction; locks both
+ * in groups (the same one included), or two posts of one language, or a language the group holds:
+ * CONFLICT. Runs in the caller's transaction; locks both
  * roots (in ID order, so two links never wait on each other in a cycle).
  */
 export async function linkTranslations(
@@ -122,7 +122,8 @@ export async function linkTranslations(
   const postGroup = await activeGroupOf(db, post);
   const otherGroup = await activeGroupOf(db, other);
   if (postGroup && otherGroup) {
-    if (postGroup.id === otherGroup.id) return;
+    // One group too: spec § Translation group answers 409 whenever both sides already have one.
+    if (postGroup.id === otherGroup.id) throw conflict("These posts are already translations of each other");
     throw conflict("Both posts are already in translation groups; unlink one first");
   }
   const joined = postGroup ?? otherGroup;

@@ -93,10 +93,8 @@ async function judge(
   if (root.language === target.language) return { kind: "same_language" };
   const rootGroup = await activeGroupOf(ctx.db, root);
   const targetGroup = await activeGroupOf(ctx.db, target);
-  if (rootGroup && targetGroup) {
-    if (rootGroup.id === targetGroup.id) return { kind: "ok" };
-    return { kind: "group_conflict", language: target.language };
-  }
+  // Both in groups, one and the same included: a link would be 409.
+  if (rootGroup && targetGroup) return { kind: "group_conflict", language: target.language };
   if (rootGroup?.members.some((m) => m.language === target.language)) return { kind: "language_taken" };
   if (targetGroup?.members.some((m) => m.language === root.language)) {
     return { kind: "group_language_taken", language: root.language };
