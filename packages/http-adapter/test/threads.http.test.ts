@@ -304,4 +304,44 @@ describe("GET /api/threads/:id/posts and /api/public/threads/:slug/posts", () =>
     expect(rest.body.nextCursor).toBeNull();
     expect((await site.call("GET", `/api/threads/${thread.id}/posts?cursor=${thread.id}`)).status).toBe(400);
   });
+
+  it("reach a draft reply published during a walk, at the end, and fold it as the newest", async () => {
+    // The clock stands after every reply: a draft written before them is published now.
+    site.clock.set(T + 1_000);
+    const thread = await root("walked", T + 100);
+    const draft = await post({ replyToId: thread.id, status: "draft", createdAt: T + 150 });
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await reply(thread.id, T + 200 + i));
+    for (const base of [`/api/threads/${thread.id}`, `/api/public/threads/${thread.slug}`]) {
+      const as = base.startsWith("/api/public") ? anonymous : {};
+      const first = await site.call("GET", `${base}/posts?limit=2`, undefined, as);
+      expect(first.body.posts.map((p: { id: string }) => p.id)).toEqual([thread.id, replies[0]?.id]);
+      if (base.startsWith("/api/threads")) {
+        const published = await site.call("PUT", `/api/posts/${draft.id}`, { status: "published" });
+        expect(published.body.createdAt).toBe(T + 1_000);
+      }
+      const walked = [...first.body.posts];
+      for (let cursor = first.body.nextCursor; cursor; ) {
+        const page = await site.call("GET", `${base}/posts?limit=2&cursor=${cursor}`, undefined, as);
+        walked.push(...page.body.posts);
+        cursor = page.body.nextCursor;
+      }
+      // Before, it kept its draft's createdAt, sorted before the cursor, and was never reached.
+      expect(
+        walked.map((p: { id: string }) => p.id),
+        base,
+      ).toEqual([thread.id, ...replies.map((r) => r.id), draft.id]);
+    }
+    const folded = await site.call(
+      "GET",
+      `/api/public/threads/${thread.slug}?include=fold`,
+      undefined,
+      anonymous,
+    );
+    expect(folded.body.fold.trailing.at(-1).id).toBe(draft.id);
+    // An edit of a published reply, or publishing it again later, moves nothing but what it sets.
+    site.clock.set(T + 2_000);
+    await site.call("PUT", `/api/posts/${draft.id}`, { bodyMarkdown: "edited" });
+    expect((await site.call("GET", `/api/posts/${draft.id}`)).body.createdAt).toBe(T + 1_000);
+  });
 });

@@ -100,6 +100,11 @@ async function applyUpdate(
   const changes: Updateable<PostsTable> = { ...formatChanges(row, input), updated_at: now };
   if (rendered !== undefined) Object.assign(changes, bodyChanges(rendered));
   Object.assign(changes, statusChanges(row, input, now));
+  // A draft reply that is published joins its Thread now: replies are in Thread order by
+  // createdAt, and a reply published during a walk of the Thread's posts joins the end and is
+  // reached (spec § GET /api/threads/:id/posts); its fold shows it last, as the newest.
+  if (!isRoot && row.status === "draft" && changes.status === "published" && now > row.created_at)
+    changes.created_at = now;
   if (input.summary !== undefined) changes.summary = input.summary;
   if (input.rating !== undefined) changes.rating = input.rating === 0 ? null : input.rating;
   if (isRoot && input.visibility !== undefined) changes.visibility = input.visibility;
