@@ -1,6 +1,7 @@
 import { IncomingMessage, type ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { getRequestListener, RequestError } from "@hono/node-server";
+import { EngineError, toErrorBody } from "@quire/core";
 
 /** A Fetch-API request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -71,7 +72,7 @@ export function createNodeBridge(handler: FetchHandler, options: NodeBridgeOptio
         // request target): the client's fault, so a 400, and nothing worth a stack in the log.
         if (error instanceof RequestError) {
           return Response.json(
-            { error: `Unreadable request: ${error.message}`, code: "VALIDATION_ERROR" },
+            toErrorBody(new EngineError("VALIDATION_ERROR", `Unreadable request: ${error.message}`)),
             { status: 400 },
           );
         }

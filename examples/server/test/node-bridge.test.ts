@@ -388,6 +388,7 @@ describe("createNodeBridge", () => {
       expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toEqual({
         error: expect.any(String),
         code: "VALIDATION_ERROR",
+        details: { formErrors: [expect.any(String)], fieldErrors: {} },
       });
     }
     expect(reached).toBe(false);

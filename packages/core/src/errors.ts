@@ -52,7 +52,12 @@ export class EngineError extends Error {
     super(message);
     this.name = "EngineError";
     this.code = code;
-    this.details = details;
+    // Every validation error has `formErrors` and `fieldErrors` (spec § Errors); one about the
+    // request as a whole (a body that is not JSON, an expired upload) names no field.
+    this.details =
+      details === undefined && code === "VALIDATION_ERROR"
+        ? { formErrors: [message], fieldErrors: {} }
+        : details;
   }
 }
 

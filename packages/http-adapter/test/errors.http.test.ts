@@ -47,6 +47,19 @@ describe("validation messages", () => {
     expectError(res, 400, "VALIDATION_ERROR");
     expect(res.body.details.fieldErrors.title?.[0]).toMatch(/received number 42/);
   });
+
+  it("gives every validation error formErrors and fieldErrors, one about no field included", async () => {
+    // A body that is not JSON, or not an object, names no field: it answered no details at all.
+    const s = await createTestSite();
+    for (const body of ["{not json", "[1, 2]"]) {
+      const res = await s.call("POST", "/api/posts", body, { "content-type": "application/json" });
+      expectError(res, 400, "VALIDATION_ERROR", body);
+      expect(res.body.details).toEqual({ formErrors: [res.body.error], fieldErrors: {} });
+    }
+    // A field's error keeps its place, with no form error.
+    const field = await s.call("POST", "/api/posts", { format: "note", title: 42 });
+    expect(field.body.details.formErrors).toEqual([]);
+  });
 });
 
 describe("method, auth, media type and unknown paths", () => {
@@ -284,18 +297,16 @@ describe("a body that stops before its end", () => {
         ),
       ],
     ] as const;
+    // A validation error about the request as a whole: its message is the one form error.
+    const wholeRequest = (error: string) => ({
+      error,
+      code: "VALIDATION_ERROR",
+      details: { formErrors: [error], fieldErrors: {} },
+    });
     expect(cases.map(([what, res]) => [what, res.status, res.body])).toEqual([
-      [
-        "a JSON body",
-        400,
-        { error: "The request body stopped before all of it arrived", code: "VALIDATION_ERROR" },
-      ],
-      [
-        "a file's bytes",
-        400,
-        { error: "The request body stopped before all of it arrived", code: "VALIDATION_ERROR" },
-      ],
-      ["a form", 400, { error: "The request body ended before the form did", code: "VALIDATION_ERROR" }],
+      ["a JSON body", 400, wholeRequest("The request body stopped before all of it arrived")],
+      ["a file's bytes", 400, wholeRequest("The request body stopped before all of it arrived")],
+      ["a form", 400, wholeRequest("The request body ended before the form did")],
     ]);
     expect(logged).toEqual([]);
     expect((await s.engine.posts.list({})).posts).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { type Caller, chunksOf, type Engine, type Links } from "@quire/core";
+import { type Caller, chunksOf, type Engine, EngineError, type Links, toErrorBody } from "@quire/core";
 import { readMessage } from "./messages.js";
 import { createMcpServer, mcpProtocolVersion } from "./server.js";
 
@@ -101,9 +101,9 @@ class OneMessageTransport implements Transport {
   }
 }
 
-/** An HTTP-level refusal in the spec's error shape. */
+/** An HTTP-level refusal in the spec's error shape (a validation error's `details` included). */
 function httpError(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return jsonResponse({ error: message, code: "VALIDATION_ERROR" }, status, headers);
+  return jsonResponse(toErrorBody(new EngineError("VALIDATION_ERROR", message)), status, headers);
 }
 
 function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {

@@ -66,7 +66,11 @@ describe("POST /api/mcp: HTTP rules", () => {
     for (const version of ["2025-03-26", "2025-11-25", "garbage"]) {
       const other = await site.post(rpc("ping"), { "mcp-protocol-version": version });
       expect(other.status, version).toBe(400);
-      expect(other.body).toEqual({ error: expect.stringContaining(version), code: "VALIDATION_ERROR" });
+      expect(other.body).toEqual({
+        error: expect.stringContaining(version),
+        code: "VALIDATION_ERROR",
+        details: { formErrors: [other.body.error], fieldErrors: {} },
+      });
       expect(other.headers.get("cache-control")).toBe("no-store");
     }
   });
@@ -184,6 +188,7 @@ describe("POST /api/mcp: HTTP rules", () => {
     expect(await response.json()).toEqual({
       error: "The request body stopped before all of it arrived",
       code: "VALIDATION_ERROR",
+      details: { formErrors: ["The request body stopped before all of it arrived"], fieldErrors: {} },
     });
     expect(logged).toEqual([]);
     expect(await postCount()).toBe(before);
