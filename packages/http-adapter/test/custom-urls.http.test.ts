@@ -100,6 +100,9 @@ describe("POST /api/custom-urls", () => {
       [{ path: "media", targetType: "post", targetId: p.id }, "path"],
       [{ path: "_drafts/x", targetType: "post", targetId: p.id }, "path"],
       [{ path: ".well-known/x", targetType: "post", targetId: p.id }, "path"],
+      // The static build's own files: a redirect at 404.html failed the build.
+      [{ path: "404.html", targetType: "redirect", toPath: "/hello" }, "path"],
+      [{ path: "index.html", targetType: "post", targetId: p.id }, "path"],
       [{ path: "Upper/Case", targetType: "post", targetId: p.id }, "path"],
       [{ path: "a//b", targetType: "post", targetId: p.id }, "path"],
       [{ path: "a/../b", targetType: "post", targetId: p.id }, "path"],

@@ -173,7 +173,16 @@ describe("posts.create", () => {
       expect(error.code).toBe("VALIDATION_ERROR");
       expect(Object.keys(error.details?.fieldErrors ?? {}), JSON.stringify(input)).toEqual([field]);
     };
-    for (const path of ["api/posts", "media/photo.png", "healthz", "readyz/now", "api", "feed/rss.xml"]) {
+    for (const path of [
+      "api/posts",
+      "media/photo.png",
+      "healthz",
+      "readyz/now",
+      "api",
+      "feed/rss.xml",
+      "404.html",
+      "index.html",
+    ]) {
       await refused({ path }, "path");
     }
     for (const slug of ["api", "media", "healthz", "readyz"]) await refused({ slug }, "slug");
