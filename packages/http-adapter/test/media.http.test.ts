@@ -150,6 +150,24 @@ describe("GET, PUT and DELETE /api/media/:id", () => {
     expect((await site.call("PUT", "/api/media/med_01h2xcejqtf2nbrexx3vqjhp41", { alt: "x" })).status).toBe(
       404,
     );
+    // 500 after trimming on every path that takes alt (a post's attachment and the upload form
+    // counted the spaces and refused this).
+    const padded = ` ${"a".repeat(500)} `;
+    expect((await site.call("PUT", `/api/media/${media.id}`, { alt: padded })).body.alt).toHaveLength(500);
+    const attached = await site.call("POST", "/api/posts", {
+      format: "note",
+      bodyMarkdown: "x",
+      attachments: [{ type: "media", mediaId: media.id, alt: padded }],
+    });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(201);
+    expect(attached.body.attachments[0].alt).toBe("a".repeat(500));
+    const form = formBody([
+      { name: "file", filename: "g.png", type: "image/png", data: pngFile(2, 2) },
+      { name: "alt", value: padded },
+    ]);
+    const uploaded = await site.send("POST", "/api/upload", form.body, { "content-type": form.contentType });
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
+    expect(uploaded.body.alt).toBe("a".repeat(500));
   });
 
   it("deletes the record and its objects; an attached item leaves its post", async () => {

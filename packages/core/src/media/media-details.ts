@@ -18,7 +18,7 @@ export const mediaDetailsFields = {
   height: z.number().int().positive().max(maxInt32).nullable().optional(),
   // Whole seconds, as spec § Uploads types the one-shot form's field.
   durationSeconds: z.number().int().min(0).max(1e9).nullable().optional(),
-  alt: z.string().max(500).nullable().optional(),
+  alt: z.string().trim().max(500).nullable().optional(),
   blurhash: z.string().max(200).nullable().optional(),
   waveform: z.string().max(2000).nullable().optional(),
   summary: z.string().max(500).nullable().optional(),

@@ -36,7 +36,7 @@ export const attachmentInput = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("media"),
     mediaId: typeId("med"),
-    alt: z.string().max(500).nullable().optional(),
+    alt: z.string().trim().max(500).nullable().optional(),
   }),
   z.object({
     type: z.literal("text"),
