@@ -124,6 +124,26 @@ describe("feeds", () => {
     expect(document.items[1].date_published).toBe(new Date(now * 1000).toISOString());
   });
 
+  it("carries the site's language in every format, and a summary even where a post has no body", async () => {
+    await site.call("PUT", "/api/settings", { SITE_LANGUAGE: "de" });
+    await post({
+      format: "link",
+      url: "https://x.example/",
+      title: "Lnk",
+      summary: "My summary",
+      bodyMarkdown: "",
+    });
+    // Atom had no language (the library's Atom writer leaves it out), and the JSON Feed item had
+    // no summary (the library writes one only beside content).
+    const a = await get("/feeds/latest/atom");
+    expect(a.text).toMatch(/<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom" xml:lang="de">/);
+    expect(atom(a.text).entries?.[0]?.summary?.value).toBe("My summary");
+    expect(rss((await get("/feeds/latest/rss")).text).language).toBe("de");
+    const document = jsonFeed((await get("/feeds/latest/json")).text);
+    expect(document.language).toBe("de");
+    expect(document.items[0].summary).toBe("My summary");
+  });
+
   it("leaves out of RSS and Atom the characters XML cannot carry, which a post's text may hold", async () => {
     // Control characters pasted into a title, a summary or a body, and a noncharacter: all stored
     // as sent (the API takes them), but XML 1.0 has no way to write them, escaped or not, and a

@@ -85,7 +85,7 @@ export function feedDocument(
     feed.addItem(item);
   }
   if (format === "rss") return xmlCharsOnly(feed.rss2());
-  if (format === "atom") return xmlCharsOnly(feed.atom1());
+  if (format === "atom") return xmlCharsOnly(withAtomLanguage(feed.atom1(), settings.siteLanguage));
   return jsonFeed(feed.json1(), rows, settings);
 }
 
@@ -103,6 +103,18 @@ const outsideXml = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 function xmlCharsOnly(xml: string): string {
   outsideXml.lastIndex = 0;
   return outsideXml.test(xml) ? xml.replace(outsideXml, "") : xml;
+}
+
+/**
+ * The feed's language on its root element (`xml:lang`, RFC 4287 § 2), which the `feed` library's
+ * Atom writer leaves out though it writes RSS's `<language>`. The tag is a checked BCP 47 tag
+ * (letters, digits, hyphens), so it needs no escaping.
+ */
+function withAtomLanguage(xml: string, language: string): string {
+  return xml.replace(
+    /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"/,
+    (root) => `${root} xml:lang="${language}"`,
+  );
 }
 
 /**
@@ -128,6 +140,9 @@ function jsonFeed(
       if (row.published_at !== null) item.date_published = new Date(row.published_at * 1000).toISOString();
       item.date_modified = new Date(row.updated_at * 1000).toISOString();
       if (row.language) item.language = row.language;
+      // The library writes an item's summary only when it has content: a link post with no body
+      // lost its summary here, which RSS and Atom carry.
+      if (row.summary) item.summary = row.summary;
     }
   });
   document.items = items;
