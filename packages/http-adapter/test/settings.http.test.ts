@@ -67,6 +67,10 @@ describe("PUT /api/settings", () => {
     const none = await site.call("PUT", "/api/settings", { FOO: "1", BAR: "2" });
     expectError(none, 400, "VALIDATION_ERROR");
     expect(none.body.details.rejectedKeys).toEqual(["FOO", "BAR"]);
+    // Nothing to change: rejectedKeys too, empty (it was left out).
+    const empty = await site.call("PUT", "/api/settings", {});
+    expectError(empty, 400, "VALIDATION_ERROR");
+    expect(empty.body.details.rejectedKeys).toEqual([]);
   });
 
   it("refuses bad input with a 400 and changes nothing, not even the valid keys beside it", async () => {
@@ -142,6 +146,10 @@ describe("PUT /api/settings/import", () => {
       "VALIDATION_ERROR",
     );
     expectError(await site.call("PUT", "/api/settings/import", "[]"), 400, "VALIDATION_ERROR");
+    // A key it does not import is listed whatever its value (a number was a 400).
+    const odd = await site.call("PUT", "/api/settings/import", { SITE_NAME: 5, FOO: { a: 1 } });
+    expect(odd.status, JSON.stringify(odd.body)).toBe(200);
+    expect(odd.body.rejectedKeys).toEqual(["SITE_NAME", "FOO"]);
   });
 });
 
@@ -155,6 +163,8 @@ describe("DELETE /api/settings/:key", () => {
     expect(answer.body.settings.PAGE_SIZE).toBe("40");
     expect(answer.body.sources.PAGE_SIZE).toBe("environment");
     expectError(await site.call("DELETE", "/api/settings/NOPE"), 404, "NOT_FOUND");
+    // However long (a key over 100 characters was a 400).
+    expectError(await site.call("DELETE", `/api/settings/${"A".repeat(101)}`), 404, "NOT_FOUND");
     const fixed = await site.call("DELETE", "/api/settings/SITE_PATH_PREFIX");
     expectError(fixed, 400, "VALIDATION_ERROR");
     expect(fixed.body.details.rejectedKeys).toEqual(["SITE_PATH_PREFIX"]);

@@ -30,13 +30,13 @@ const keyDescriptions: Record<SettingKey, string> = {
  * string (a number or `true` is a 400 naming its key); other keys are kept, so that the operation
  * can report them in `rejectedKeys`.
  */
-function settingsObject(keys: readonly SettingKey[]) {
+function settingsObject(keys: readonly SettingKey[], others: z.ZodType = z.string().max(10_000)) {
   const shape = Object.fromEntries(
     keys.map((key) => [key, z.string().max(10_000).optional().describe(keyDescriptions[key])]),
   );
   return z
     .object(shape)
-    .catchall(z.string().max(10_000))
+    .catchall(others)
     .refine((value) => Object.keys(value).length <= maxKeysPerWrite, {
       message: `At most ${maxKeysPerWrite} keys per request`,
     }) as unknown as z.ZodType<Record<string, string>>;
@@ -47,10 +47,15 @@ export const settingsInput = settingsObject(
   settingDefinitions.filter((definition) => definition.editable).map((definition) => definition.key),
 );
 
-/** The body of `PUT /api/settings/import`: a settings object, of which the language keys are written. */
-export const importSettingsInput = settingsObject(importableKeys);
+/**
+ * The body of `PUT /api/settings/import`: a settings object, of which the language keys are
+ * written. Every other key is only listed in `rejectedKeys`, whatever its value (`SITE_NAME: 5`
+ * was a 400).
+ */
+export const importSettingsInput = settingsObject(importableKeys, z.unknown());
 
 /** `DELETE /api/settings/:key`. */
 export const settingKeyInput = z.object({
-  key: z.string().min(1).max(100).describe("The setting's key, such as SITE_NAME"),
+  // No length limit: a key longer than any setting's is unknown like any other (404).
+  key: z.string().min(1).describe("The setting's key, such as SITE_NAME"),
 });

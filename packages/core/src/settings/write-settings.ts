@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.js";
 import type { EngineContext, SiteSettings } from "../deps.js";
-import { EngineError, validationError } from "../errors.js";
+import { EngineError } from "../errors.js";
 import { type SettingKey, SettingValueError, settingDefinition } from "./setting-keys.js";
 import {
   type ResolvedSettings,
@@ -51,16 +51,15 @@ export function acceptChanges(
   return { changes, rejectedKeys };
 }
 
-/** A 400 in zod's flattened shape, with `rejectedKeys` when some keys were rejected. */
+/** A 400 in zod's flattened shape, with the `rejectedKeys` (possibly none). */
 export function settingsError(
   message: string,
   fieldErrors: Record<string, string[]>,
   rejectedKeys: string[],
   formErrors: string[] = [],
 ): EngineError {
-  const error = validationError(message, { formErrors, fieldErrors });
-  if (rejectedKeys.length === 0) return error;
-  return new EngineError(error.code, error.message, { ...error.details, rejectedKeys });
+  // `rejectedKeys` always, possibly empty: the one documented part of `details` (spec § Errors).
+  return new EngineError("VALIDATION_ERROR", message, { formErrors, fieldErrors, rejectedKeys });
 }
 
 /**
