@@ -147,7 +147,14 @@ describe("Thread lists by collection (spec § Threads rules 4 and 6)", () => {
 
   it("an unknown slug gives an empty list; drafts list by creation time", async () => {
     const s = await seed();
-    for (const query of ["?collection=nope", "?collection=nope&sort=published", "?collection=nope,other"]) {
+    for (const query of [
+      "?collection=nope",
+      "?collection=nope&sort=published",
+      "?collection=nope,other",
+      // However long, however many (a slug over 200 characters, or 21 slugs, were 400).
+      `?collection=${"x".repeat(201)}`,
+      `?collection=${Array.from({ length: 21 }, (_, i) => `c${i}`).join(",")}`,
+    ]) {
       const res = await site.call("GET", `/api/threads${query}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ threads: [], nextCursor: null });

@@ -37,8 +37,12 @@ export function wantsFold(input: { fold?: boolean | undefined }): boolean {
 const listFields = {
   sort: threadSort.optional(),
   format: postFormat.optional(),
-  /** Collection slugs or IDs; a root in any of them matches. */
-  collection: z.array(z.string().min(1).max(200)).min(1).max(20).optional(),
+  /**
+   * Collection slugs or IDs; a root in any of them matches. A slug longer than any collection's
+   * names none, like any unknown slug (empty result, spec § Threads rule 6; it was a 400), and up
+   * to 100 may be named (20 was a limit the spec does not have).
+   */
+  collection: z.array(z.string().min(1)).min(1).max(100).optional(),
   year: z.number().int().min(1970).max(9999).optional(),
   media: mediaParam.optional(),
   title: z.enum(["any", "none"]).optional(),
