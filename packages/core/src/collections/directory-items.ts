@@ -18,6 +18,7 @@ import {
   loadDirectory,
   lockDirectory,
   placeAt,
+  placeOf,
   type StoredDirectoryItem,
   writeSpread,
 } from "./directory.js";
@@ -146,17 +147,9 @@ export const moveDirectoryItem = defineOperation({
         }
         return index;
       };
-      const afterIndex = anchor("after");
-      const beforeIndex = anchor("before");
-      let at: number;
-      if (afterIndex !== undefined && beforeIndex !== undefined) {
-        if (afterIndex >= beforeIndex) throw invalidField("after", "`after` must come before `before`");
-        // Right after `after` (still before `before`) when items lie between them: the key between
-        // the two themselves would be one of theirs.
-        at = afterIndex + 1;
-      } else if (afterIndex !== undefined) at = afterIndex + 1;
-      else if (beforeIndex !== undefined) at = beforeIndex;
-      else at = others.length;
+      const at = placeOf(anchor("after"), anchor("before"), others.length, () =>
+        invalidField("after", "`after` must come before `before`"),
+      );
       const { position, spread } = placeAt(others, moved.id, at);
       if (spread) await writeSpread(trx, "directory_items", spread, moved.id);
       if (moved.existing) {

@@ -59,6 +59,25 @@ export function positionBetween(before: string | null, after: string | null): st
 export const maxPositionLength = 32;
 
 /**
+ * The index among the other items (`length` of them, in order) that a move's neighbours name, by
+ * their indexes when sent: right after `after`, else right before `before`, else the end. With
+ * both, `after` must come first (`outOfOrder` throws otherwise), and the item goes right after
+ * it, still before `before`: items may lie between the two when the list changed since the client
+ * read it, and the key between those two would be one of theirs (a 500 from nav_items' unique
+ * index, a shared key in the directory, before 2026-11-29).
+ */
+export function placeOf(
+  after: number | undefined,
+  before: number | undefined,
+  length: number,
+  outOfOrder: () => Error,
+): number {
+  if (after !== undefined && before !== undefined && after >= before) throw outOfOrder();
+  if (after !== undefined) return after + 1;
+  return before ?? length;
+}
+
+/**
  * Where a moved item goes in an ordered list: at index `at` of `others` (the other items in order;
  * `others.length` is the end), with `position`, a fresh key between its new neighbours, when that
  * fits in {@link maxPositionLength}. Otherwise the whole list, the item at that place, is given

@@ -2,9 +2,9 @@ import { invalidField } from "../errors.js";
 
 /**
  * First path segments the site keeps for its own routes (API, media files, health checks, feeds,
- * sign-in, built-in pages, files at the root, the static build's own files). An address a client claims — a post slug or
- * `path`, a collection slug, a custom URL — may not start with one: its permalink would be served
- * by the route instead. Listed in docs/posts.md § Slugs and addresses.
+ * sign-in, built-in pages, files at the root, the static build's own files). An address a client
+ * claims — a post slug or `path`, a collection slug, a custom URL — may not start with one: its
+ * permalink would be served by the route instead. Listed in docs/posts.md § Slugs and addresses.
  */
 export const reservedSegments: ReadonlySet<string> = new Set([
   // The static build's own files at the root: a custom URL `404.html` made the build fail (its

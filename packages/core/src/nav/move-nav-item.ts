@@ -1,4 +1,4 @@
-import { placeAt, writeSpread } from "../collections/directory.js";
+import { placeAt, placeOf, writeSpread } from "../collections/directory.js";
 import { invalidField } from "../errors.js";
 import { defineOperation } from "../operation.js";
 import { navItemOutput } from "./nav-output.js";
@@ -43,21 +43,15 @@ export const moveNavItem = defineOperation({
   },
 });
 
-/** The index among `others` (the other items in order) that `after`/`before` name. */
+/** The index among `others` (the other items in order) that `after`/`before` name (`placeOf`). */
 function placeFor(others: StoredNavItem[], after: string | null, before: string | null): number {
-  const indexOf = (id: string, field: "after" | "before") => {
+  const indexOf = (id: string | null, field: "after" | "before") => {
+    if (id === null) return undefined;
     const index = others.findIndex((row) => row.id === id);
     if (index < 0) throw invalidField(field, `No other nav item ${id}`);
     return index;
   };
-  if (after !== null && before !== null) {
-    const left = indexOf(after, "after");
-    if (left >= indexOf(before, "before")) throw invalidField("before", "`after` must come before `before`");
-    // Items between the two (a list changed since the client read it) keep their place: the key
-    // between `after` and `before` themselves would be one of theirs (500 from the unique index).
-    return left + 1;
-  }
-  if (after !== null) return indexOf(after, "after") + 1;
-  if (before !== null) return indexOf(before, "before");
-  return others.length;
+  return placeOf(indexOf(after, "after"), indexOf(before, "before"), others.length, () =>
+    invalidField("before", "`after` must come before `before`"),
+  );
 }

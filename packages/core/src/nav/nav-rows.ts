@@ -49,8 +49,9 @@ export interface ResolvedNavRow {
 /**
  * Every item with its target's current title and address, in one query (left joins on the
  * collection, smart collection and post, and the post's root for its visibility; a second one for
- * the custom URLs of listed collections), in navigation order. A target item is shown while its target exists; a page while its post is also published
- * and not private. @see docs/navigation.md § Targets
+ * the custom URLs of listed collections), in navigation order. A target item is shown while its
+ * target exists; a page while its post is also published and not private.
+ * @see docs/navigation.md § Targets
  */
 export async function resolveNavRows(db: Kysely<Database>, ids?: string[]): Promise<ResolvedNavRow[]> {
   let query = db
