@@ -4,7 +4,10 @@ import { limitParam } from "../shared/list-params.js";
 /** The longest query text, in characters. */
 export const maxQueryLength = 200;
 
-/** A query text: at most 200 characters as sent, not blank; trimmed. Search and translation candidates take it. */
+/**
+ * A query text: at most 200 characters as sent, not blank; trimmed. Search and translation
+ * candidates take it.
+ */
 export const queryText = z
   .string()
   .max(maxQueryLength, `Expected at most ${maxQueryLength} characters`)

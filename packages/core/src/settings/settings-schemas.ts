@@ -26,9 +26,10 @@ const keyDescriptions: Record<SettingKey, string> = {
 };
 
 /**
- * An object of setting keys to text values, naming `keys` as its properties. Every value must be a
- * string (a number or `true` is a 400 naming its key); other keys are kept, so that the operation
- * can report them in `rejectedKeys`.
+ * An object of setting keys to text values, naming `keys` as its properties: each of their values
+ * must be a string (a number or `true` is a 400 naming its key). Other keys are kept, so that the
+ * operation can report them in `rejectedKeys`; their values must fit `others` (a string, unless
+ * the caller takes any value).
  */
 function settingsObject(keys: readonly SettingKey[], others: z.ZodType = z.string().max(10_000)) {
   const shape = Object.fromEntries(
